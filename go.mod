@@ -1,0 +1,3 @@
+module github.com/gatewaycircuit/gatewaycircuit
+
+go 1.26
