@@ -128,6 +128,9 @@ func (b *Breaker) Read(nowMs int64) (State, bool) {
 	return b.state, b.state.Armed(nowMs)
 }
 
+// State returns the state as held, without expiring it.
+func (b *Breaker) State() State { return b.state }
+
 // Decide answers for a request to the absolute URL url at nowMs.
 func (b *Breaker) Decide(nowMs int64, url string) Decision {
 	if !b.policy.InScope(url) {

@@ -1,0 +1,73 @@
+package circuit
+
+import (
+	"strconv"
+	"strings"
+)
+
+// ParseConfig reads the policy the shim hands to the wasm at start, one
+// "key=value" per line:
+//
+//	ttlMs=120000
+//	maxTtlMs=600000
+//	tripStatuses=502,503,504
+//	scope=https://app.example/api/   (repeatable)
+//
+// Absent keys keep their defaults. The shim has already resolved data-scope
+// against the page; every value is checked again here, and the error names the
+// key. The result is defaulted and validated.
+func ParseConfig(text string) (Policy, error) {
+	var p Policy
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		key, value, ok := strings.Cut(line, "=")
+		if !ok {
+			return Policy{}, &PolicyError{Field: line, Reason: "expected key=value"}
+		}
+		var err error
+		switch key {
+		case "ttlMs":
+			p.TTLMs, err = parseMs(key, value)
+		case "maxTtlMs":
+			p.MaxTTLMs, err = parseMs(key, value)
+		case "tripStatuses":
+			p.TripStatuses, err = parseStatuses(value)
+		case "scope":
+			p.Scope = append(p.Scope, value)
+		default:
+			err = &PolicyError{Field: key, Reason: "unknown setting"}
+		}
+		if err != nil {
+			return Policy{}, err
+		}
+	}
+	p = p.WithDefaults()
+	return p, p.Validate()
+}
+
+func parseMs(key, value string) (int64, error) {
+	n, err := strconv.ParseInt(value, 10, 64)
+	if err != nil || n <= 0 {
+		return 0, &PolicyError{Field: key, Reason: strconv.Quote(value) + " is not a positive whole number of milliseconds"}
+	}
+	return n, nil
+}
+
+func parseStatuses(value string) ([]int, error) {
+	statuses := []int{}
+	for _, part := range strings.Split(value, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		n, err := strconv.Atoi(part)
+		if err != nil || !validStatus(n) {
+			return nil, &PolicyError{Field: "tripStatuses", Reason: strconv.Quote(part) + " is not an HTTP status (100-599)"}
+		}
+		statuses = append(statuses, n)
+	}
+	return statuses, nil
+}

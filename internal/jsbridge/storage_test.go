@@ -1,0 +1,107 @@
+//go:build js && wasm
+
+package jsbridge_test
+
+import (
+	"errors"
+	"syscall/js"
+	"testing"
+
+	"github.com/hack-pad/safejs"
+
+	"github.com/gatewaycircuit/gatewaycircuit/internal/circuit"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/jsbridge"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/store"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/store/storetest"
+)
+
+// makeGlobal builds, in JS, an object shaped like a page's globalThis whose
+// sessionStorage behaves as body says. Node has no sessionStorage, so the
+// fake follows the Web Storage contract: strings in, strings or null out.
+func makeGlobal(t *testing.T, body string) safejs.Value {
+	t.Helper()
+	fn := js.Global().Get("Function").New(`
+		class Storage {
+			constructor() { this.m = new Map(); }
+			getItem(k) { k = String(k); return this.m.has(k) ? this.m.get(k) : null; }
+			setItem(k, v) { this.m.set(String(k), String(v)); }
+			removeItem(k) { this.m.delete(String(k)); }
+		}
+		const g = { Reflect };
+		` + body + `
+		return g;`)
+	return safejs.Safe(fn.Invoke())
+}
+
+const working = `g.sessionStorage = new Storage();`
+
+func TestSessionStorageConformance(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) store.Store {
+		return jsbridge.NewSessionStorage(makeGlobal(t, working))
+	})
+}
+
+func TestSessionStorageFailures(t *testing.T) {
+	tests := []struct {
+		name           string
+		body           string
+		wantGet, wantS error
+	}{
+		{"getter throws (sandboxed iframe)",
+			`Object.defineProperty(g, "sessionStorage", { get() { throw new DOMException("The document is sandboxed", "SecurityError"); } });`,
+			store.ErrUnavailable, store.ErrUnavailable},
+		{"no storage at all", ``, store.ErrUnavailable, store.ErrUnavailable},
+		{"storage null (disabled)", `g.sessionStorage = null;`, store.ErrUnavailable, store.ErrUnavailable},
+		{"every call throws",
+			`g.sessionStorage = { getItem() { throw new Error("denied"); }, setItem() { throw new Error("denied"); }, removeItem() { throw new Error("denied"); } };`,
+			store.ErrUnavailable, store.ErrUnavailable},
+		{"quota exceeded on write",
+			`g.sessionStorage = new Storage(); g.sessionStorage.setItem = function() { throw new DOMException("Setting the value exceeded the quota.", "QuotaExceededError"); };`,
+			nil, store.ErrQuota},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := jsbridge.NewSessionStorage(makeGlobal(t, tt.body))
+			if _, _, err := s.Get("k"); !errors.Is(err, tt.wantGet) || (tt.wantGet == nil) != (err == nil) {
+				t.Errorf("Get err = %v, want %v", err, tt.wantGet)
+			}
+			if err := s.Set("k", "v"); !errors.Is(err, tt.wantS) {
+				t.Errorf("Set err = %v, want %v", err, tt.wantS)
+			}
+		})
+	}
+}
+
+// TestBreakerOverThrowingStorage is the rule "storage that throws means
+// closed, keep working" end to end through the adapter.
+func TestBreakerOverThrowingStorage(t *testing.T) {
+	g := makeGlobal(t, `Object.defineProperty(g, "sessionStorage", { get() { throw new Error("SecurityError"); } });`)
+	b, err := circuit.New(circuit.Policy{Scope: []string{"http://a.test/"}}, jsbridge.NewSessionStorage(g))
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := int64(1_700_000_000_000)
+	if s := b.Load(now); s.Armed(now) {
+		t.Fatal("armed from unreadable storage")
+	}
+	b.Observe(now, 502)
+	if b.Decide(now+1, "http://a.test/x") != circuit.Block {
+		t.Fatal("did not arm in memory")
+	}
+}
+
+func TestBreakerPersistsThroughSessionStorage(t *testing.T) {
+	g := makeGlobal(t, working)
+	p := circuit.Policy{Scope: []string{"http://a.test/"}}
+	b, _ := circuit.New(p, jsbridge.NewSessionStorage(g))
+	now := int64(1_700_000_000_000)
+	b.Observe(now, 503)
+	raw := safejs.Unsafe(g).Get("sessionStorage").Call("getItem", circuit.StorageKey)
+	if raw.String() != `{"until":1700000120000,"httpStatus":503}` {
+		t.Fatalf("stored %q", raw.String())
+	}
+	reloaded, _ := circuit.New(p, jsbridge.NewSessionStorage(g))
+	if s := reloaded.Load(now + 10); !s.Armed(now+10) || s.HTTPStatus != 503 {
+		t.Fatalf("reloaded state %+v", s)
+	}
+}
