@@ -1,0 +1,74 @@
+# gatewaycircuit — `make demo` serves the demo, `make test` runs every test.
+# Both install what is missing on a fresh machine (npm ci; Debian's chromium
+# and fonts-noto-cjk when root).
+
+SHELL := /bin/bash
+GO ?= go
+GOROOT := $(shell $(GO) env GOROOT)
+WASM_EXEC := $(GOROOT)/lib/wasm/wasm_exec.js
+WASM_FLAGS := -trimpath -ldflags="-s -w"
+ESBUILD := node_modules/.bin/esbuild
+ADDR ?= 127.0.0.1:8080
+CHROMIUM ?= /usr/bin/chromium
+
+GO_SRC := $(shell find internal wasm -name '*.go' -not -name '*_test.go') go.mod go.sum
+JS_SRC := $(shell find js/src -name '*.ts' -not -name '*.test.ts')
+
+.PHONY: all build deps chromium demo test test-go test-wasm test-js e2e clean
+
+all: build
+
+node_modules/.stamp: package.json package-lock.json
+	npm ci --no-audit --no-fund
+	@touch $@
+
+deps: node_modules/.stamp
+
+chromium:
+	@if [ ! -x $(CHROMIUM) ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing Debian's chromium and fonts-noto-cjk"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium fonts-noto-cjk >/dev/null; \
+	  else echo "chromium is missing: run 'sudo apt-get install chromium fonts-noto-cjk'" >&2; exit 1; fi; \
+	fi
+
+build: dist/gateway-circuit.wasm dist/gateway-circuit.js build/demo/app.js build/gateway
+
+dist/gateway-circuit.wasm: $(GO_SRC)
+	GOOS=js GOARCH=wasm $(GO) build $(WASM_FLAGS) -o $@ ./wasm
+
+build/wasm_exec.js: $(WASM_EXEC)
+	@mkdir -p build && cp $< $@
+
+dist/gateway-circuit.js: $(JS_SRC) build/wasm_exec.js node_modules/.stamp js/tsconfig.json
+	node_modules/.bin/tsc -p js
+	$(ESBUILD) js/src/script.ts --bundle --minify --format=iife --target=es2020 --log-level=warning --outfile=$@
+
+build/demo/app.js: demo/web/app.ts $(JS_SRC) node_modules/.stamp
+	$(ESBUILD) demo/web/app.ts --bundle --minify --format=iife --target=es2020 --log-level=warning --outfile=$@
+
+build/gateway: $(shell find demo/gateway -name '*.go') go.mod
+	$(GO) build -o $@ ./demo/gateway
+
+demo: build
+	build/gateway -addr $(ADDR) -root .
+
+test: test-go test-wasm test-js e2e
+
+test-go:
+	$(GO) vet ./...
+	$(GO) test ./...
+
+test-wasm:
+	GOOS=js GOARCH=wasm $(GO) vet ./...
+	GOOS=js GOARCH=wasm $(GO) test -exec="$(GOROOT)/lib/wasm/go_js_wasm_exec" ./internal/...
+
+test-js: node_modules/.stamp build/wasm_exec.js
+	$(ESBUILD) $$(find js/src -name '*.test.ts') --bundle --platform=node --format=esm --target=node20 --log-level=warning --outdir=build/jstest --out-extension:.js=.mjs
+	node --test build/jstest/
+
+e2e: build chromium
+	node --test --test-concurrency=1 e2e/
+
+clean:
+	rm -rf dist build

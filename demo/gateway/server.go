@@ -1,0 +1,207 @@
+package main
+
+import (
+	"encoding/json"
+	"html/template"
+	"net/http"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Dirs are where the served files live.
+type Dirs struct {
+	Dist string // dist/: gateway-circuit.js and .wasm
+	App  string // build/demo/: the bundled demo page script
+	Web  string // demo/web/: the page template
+}
+
+// Mode is the fake API's behaviour, switched with /__admin/mode.
+type Mode struct {
+	Status     int `json:"status"`     // response status; 200 = ok
+	RetryAfter int `json:"retryAfter"` // seconds, sent when > 0
+	DelayMs    int `json:"delayMs"`    // wait before answering ("slow")
+}
+
+// Server is the demo gateway.
+type Server struct {
+	dirs Dirs
+	mux  *http.ServeMux
+	page *template.Template
+
+	mu     sync.Mutex     // guards mode and counts
+	mode   Mode           //
+	counts map[string]int // requests that reached the fake API, per path
+}
+
+// NewServer returns a gateway in mode ok with zero counts.
+func NewServer(d Dirs) *Server {
+	s := &Server{dirs: d, mux: http.NewServeMux(), mode: Mode{Status: 200}, counts: map[string]int{}}
+	s.page = template.Must(template.ParseFiles(filepath.Join(d.Web, "index.html")))
+	s.mux.HandleFunc("GET /{$}", s.servePage)
+	s.mux.HandleFunc("GET /gateway-circuit.js", s.file(d.Dist, "gateway-circuit.js", "text/javascript; charset=utf-8"))
+	s.mux.HandleFunc("GET /gateway-circuit.wasm", s.file(d.Dist, "gateway-circuit.wasm", "application/wasm"))
+	s.mux.HandleFunc("GET /app.js", s.file(d.App, "app.js", "text/javascript; charset=utf-8"))
+	s.mux.HandleFunc("/api/", s.serveAPI)
+	s.mux.HandleFunc("/outside/", s.serveAPI)
+	s.mux.HandleFunc("GET /__admin/mode", s.getMode)
+	s.mux.HandleFunc("POST /__admin/mode", s.setMode)
+	s.mux.HandleFunc("GET /__admin/counts", s.getCounts)
+	s.mux.HandleFunc("POST /__admin/reset", s.reset)
+	return s
+}
+
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+
+// pageParams are the demo page's knobs, taken from its query string so that
+// a reload keeps them.
+type pageParams struct {
+	Wasm, Scope, TTL, MaxTTL, Trip string
+	Queries                        int
+}
+
+func (s *Server) servePage(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	p := pageParams{
+		Wasm:    or(q.Get("wasm"), "/gateway-circuit.wasm"),
+		Scope:   or(q.Get("scope"), "/api/"),
+		TTL:     q.Get("ttl"),
+		MaxTTL:  q.Get("maxTtl"),
+		Trip:    q.Get("trip"),
+		Queries: 6,
+	}
+	if n, err := strconv.Atoi(q.Get("queries")); err == nil && n >= 0 && n <= 200 {
+		p.Queries = n
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	if err := s.page.Execute(w, p); err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+	}
+}
+
+func (s *Server) file(dir, name, contentType string) http.HandlerFunc {
+	path := filepath.Join(dir, name)
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", contentType)
+		w.Header().Set("Cache-Control", "no-cache")
+		http.ServeFile(w, r, path)
+	}
+}
+
+func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	s.counts[r.URL.Path]++
+	n := s.counts[r.URL.Path]
+	m := s.mode
+	s.mu.Unlock()
+
+	if m.DelayMs > 0 {
+		select {
+		case <-time.After(time.Duration(m.DelayMs) * time.Millisecond):
+		case <-r.Context().Done():
+			return
+		}
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Cache-Control", "no-store")
+	if m.RetryAfter > 0 {
+		h.Set("Retry-After", strconv.Itoa(m.RetryAfter))
+	}
+	w.WriteHeader(m.Status)
+	_ = json.NewEncoder(w).Encode(map[string]any{"path": r.URL.Path, "n": n, "status": m.Status})
+}
+
+func (s *Server) getMode(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	m := s.mode
+	s.mu.Unlock()
+	writeJSON(w, m)
+}
+
+// setMode takes ?status=502&retryAfter=5&delayMs=1000 (absent = 0; status
+// absent = 200).
+func (s *Server) setMode(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	m := Mode{Status: 200}
+	for _, f := range []struct {
+		name string
+		dst  *int
+		max  int
+	}{{"status", &m.Status, 599}, {"retryAfter", &m.RetryAfter, 86400}, {"delayMs", &m.DelayMs, 600_000}} {
+		v := q.Get(f.name)
+		if v == "" {
+			continue
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 || n > f.max {
+			http.Error(w, f.name+": want an integer 0-"+strconv.Itoa(f.max), http.StatusBadRequest)
+			return
+		}
+		*f.dst = n
+	}
+	if m.Status < 200 {
+		http.Error(w, "status: want 200-599", http.StatusBadRequest)
+		return
+	}
+	s.mu.Lock()
+	s.mode = m
+	s.mu.Unlock()
+	writeJSON(w, m)
+}
+
+// Counts is what /__admin/counts answers.
+type Counts struct {
+	Total int            `json:"total"`
+	Paths map[string]int `json:"paths"`
+}
+
+func (s *Server) snapshot() Counts {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := Counts{Paths: make(map[string]int, len(s.counts))}
+	for p, n := range s.counts {
+		c.Paths[p] = n
+		c.Total += n
+	}
+	return c
+}
+
+func (s *Server) getCounts(w http.ResponseWriter, r *http.Request) {
+	c := s.snapshot()
+	if prefix := r.URL.Query().Get("prefix"); prefix != "" {
+		c.Total = 0
+		for p, n := range c.Paths {
+			if !strings.HasPrefix(p, prefix) {
+				delete(c.Paths, p)
+				continue
+			}
+			c.Total += n
+		}
+	}
+	writeJSON(w, c)
+}
+
+func (s *Server) reset(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	s.counts = map[string]int{}
+	s.mode = Mode{Status: 200}
+	s.mu.Unlock()
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func or(v, fallback string) string {
+	if v == "" {
+		return fallback
+	}
+	return v
+}

@@ -1,0 +1,79 @@
+// Shared set-up for the Chromium end-to-end tests: a real demo gateway (Go)
+// on 127.0.0.1 and Debian's Chromium driven by playwright-core. The gateway's
+// request counts are the ground truth; nothing in the browser is mocked.
+
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { createInterface } from "node:readline";
+import { chromium } from "playwright-core";
+
+const root = new URL("..", import.meta.url).pathname;
+
+export const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
+/** Starts build/gateway on a free loopback port. */
+export async function startGateway() {
+  const proc = spawn(`${root}build/gateway`, ["-addr", "127.0.0.1:0", "-root", root], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const lines = createInterface({ input: proc.stdout });
+  const [line] = await Promise.race([
+    once(lines, "line"),
+    once(proc, "exit").then(([code]) => {
+      throw new Error(`gateway exited with ${code}`);
+    }),
+  ]);
+  const url = line.replace(/^demo: /, "").replace(/\/$/, "");
+  const admin = async (path, method = "GET") => {
+    const res = await fetch(url + path, { method });
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+    return res.status === 204 ? null : res.json();
+  };
+  return {
+    url,
+    /** e.g. setMode({status: 502}) or setMode({status: 200, delayMs: 500}) */
+    setMode: (m) => admin(`/__admin/mode?${new URLSearchParams(m)}`, "POST"),
+    /** Requests that reached the fake API, optionally under a path prefix. */
+    count: async (prefix = "/") => (await admin(`/__admin/counts?prefix=${encodeURIComponent(prefix)}`)).total,
+    reset: () => admin("/__admin/reset", "POST"),
+    stop: async () => {
+      proc.kill("SIGTERM");
+      await once(proc, "exit");
+    },
+  };
+}
+
+export async function launchBrowser() {
+  return chromium.launch({ executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium", args: CHROMIUM_ARGS });
+}
+
+/**
+ * A page that records what must never happen: uncaught exceptions and
+ * unhandled rejections (pageerror) and console errors.
+ */
+export async function watchedPage(context) {
+  const page = await context.newPage();
+  const problems = [];
+  page.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
+  page.on("console", (m) => {
+    // The browser itself logs every 4xx/5xx it receives; those are the test's own doing.
+    if (m.type() === "error" && !m.text().startsWith("Failed to load resource")) problems.push(`console.error: ${m.text()}`);
+  });
+  return { page, problems };
+}
+
+/** Waits until the demo page's queries have all settled at least once. */
+export async function settled(page, n) {
+  await page.waitForFunction((n) => Number(document.body.dataset.settled ?? 0) >= n, n, { timeout: 15_000 });
+}
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));

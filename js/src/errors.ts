@@ -1,0 +1,46 @@
+// Errors the TanStack Query helpers throw. They carry a registered-symbol
+// brand and a stable code, so the guards work across bundles and realms,
+// not only with instanceof.
+
+const BRAND = Symbol.for("gatewaycircuit.error");
+
+export type GatewayErrorCode = "GATEWAY_CIRCUIT_OPEN" | "GATEWAY_HTTP_ERROR";
+
+/** A non-2xx answer, real or from the armed circuit. */
+export class GatewayHttpError extends Error {
+  override readonly name = "GatewayHttpError";
+  /** `GATEWAY_CIRCUIT_OPEN` when the circuit answered, else `GATEWAY_HTTP_ERROR`. */
+  readonly code: GatewayErrorCode;
+  /** The status of the Response the caller got (503 when the circuit answered). */
+  readonly status: number;
+  /** The gateway failure: the response status, or the status that armed the circuit. */
+  readonly httpStatus: number;
+  /** True when the armed circuit answered without touching the network. */
+  readonly circuitOpen: boolean;
+  /** When the circuit closes (epoch ms), for open-circuit errors; else null. */
+  readonly until: number | null;
+  readonly url: string;
+  readonly [BRAND] = true;
+
+  constructor(init: { status: number; httpStatus: number; circuitOpen: boolean; until: number | null; url: string }) {
+    super(
+      init.circuitOpen
+        ? `gateway circuit open (${init.httpStatus}) for ${init.url}`
+        : `HTTP ${init.status} for ${init.url}`,
+    );
+    this.code = init.circuitOpen ? "GATEWAY_CIRCUIT_OPEN" : "GATEWAY_HTTP_ERROR";
+    this.status = init.status;
+    this.httpStatus = init.httpStatus;
+    this.circuitOpen = init.circuitOpen;
+    this.until = init.until;
+    this.url = init.url;
+  }
+}
+
+export function isGatewayError(e: unknown): e is GatewayHttpError {
+  return typeof e === "object" && e !== null && (e as Record<symbol, unknown>)[BRAND] === true;
+}
+
+export function isCircuitOpenError(e: unknown): e is GatewayHttpError & { circuitOpen: true } {
+  return isGatewayError(e) && e.circuitOpen === true;
+}

@@ -1,0 +1,52 @@
+// The TanStack Query helpers: a fetcher that throws GatewayHttpError for
+// non-2xx answers, and a retry predicate that never retries an open circuit.
+
+import { GatewayHttpError, isGatewayError } from "./errors.js";
+
+export const OPEN_HEADER = "x-gateway-circuit";
+
+/** Builds the error for a non-2xx Response; reads the body of a synthetic 503. */
+export async function toGatewayError(res: Response): Promise<GatewayHttpError> {
+  const url = res.url || "(synthetic)";
+  if (res.headers.get(OPEN_HEADER) !== "open") {
+    return new GatewayHttpError({ status: res.status, httpStatus: res.status, circuitOpen: false, until: null, url });
+  }
+  let httpStatus = res.status;
+  let until: number | null = null;
+  try {
+    const body = (await res.json()) as { httpStatus?: unknown; until?: unknown };
+    if (typeof body.httpStatus === "number") httpStatus = body.httpStatus;
+    if (typeof body.until === "number") until = body.until;
+  } catch {
+    // a body we did not write: keep the response status
+  }
+  return new GatewayHttpError({ status: res.status, httpStatus, circuitOpen: true, until, url });
+}
+
+export type FetchJSON = (input: RequestInfo | URL, init?: RequestInit) => Promise<unknown>;
+
+export function createFetchJSON(fetchFn: typeof fetch): FetchJSON {
+  return async (input, init) => {
+    const res = await fetchFn(input, init);
+    if (!res.ok) throw await toGatewayError(res);
+    if (res.status === 204) return null;
+    const text = await res.text();
+    return text === "" ? null : JSON.parse(text);
+  };
+}
+
+/**
+ * TanStack's `retry` option. Never retries: an open circuit (the answer is
+ * already known), a trip status (it just armed the circuit), or a 4xx other
+ * than 408. Anything else (network errors, 500) is retried up to
+ * `maxRetries` times, like TanStack's default of 3.
+ */
+export function createRetry(tripStatuses: readonly number[], maxRetries = 3) {
+  return (failureCount: number, error: unknown): boolean => {
+    if (isGatewayError(error)) {
+      if (error.circuitOpen || tripStatuses.includes(error.httpStatus)) return false;
+      if (error.httpStatus >= 400 && error.httpStatus < 500 && error.httpStatus !== 408) return false;
+    }
+    return failureCount < maxRetries;
+  };
+}

@@ -1,0 +1,28 @@
+// The classic <script> entry: dist/gateway-circuit.js. It defines
+// window.gatewayCircuit synchronously, before any app code runs.
+//
+//   <script src="/gateway-circuit.js" data-wasm="/gateway-circuit.wasm" data-scope="/api/"></script>
+
+import "../../build/wasm_exec.js";
+import { createGatewayCircuit } from "./circuit.js";
+import { type DataAttributes, readOptions } from "./config.js";
+import { sessionStorageOf } from "./storage.js";
+import type { GatewayCircuit } from "./types.js";
+
+declare global {
+  interface Window {
+    gatewayCircuit: GatewayCircuit;
+  }
+}
+
+const g = globalThis as unknown as { gatewayCircuit?: GatewayCircuit };
+if (!g.gatewayCircuit) {
+  const script = document.currentScript as HTMLScriptElement | null;
+  const { options, problems } = readOptions((script?.dataset ?? {}) as DataAttributes, document.baseURI, script?.src);
+  for (const p of problems) console.warn(`[gatewaycircuit] ${p}`);
+  g.gatewayCircuit = createGatewayCircuit(options, {
+    fetch: globalThis.fetch.bind(globalThis),
+    storage: sessionStorageOf(globalThis),
+    baseUrl: () => document.baseURI,
+  });
+}

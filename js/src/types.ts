@@ -1,0 +1,48 @@
+import type { ResolvedOptions } from "./config.js";
+import type { GatewayHttpError } from "./errors.js";
+import type { CircuitState } from "./storage.js";
+
+export type { CircuitState } from "./storage.js";
+export type { GatewayHttpError, GatewayErrorCode } from "./errors.js";
+export type { ResolvedOptions } from "./config.js";
+
+/** Called with the state on arm, with null on clear and on expiry. */
+export type Listener = (state: CircuitState | null) => void;
+
+/** loading: the JS gate runs, the wasm is starting. ready: the Go core decides. fallback: the wasm failed; the JS gate runs for good. */
+export type ModuleStatus = "loading" | "ready" | "fallback";
+
+export interface GatewayCircuit {
+  /**
+   * Same contract as fetch. While the circuit is armed, an in-scope request
+   * resolves to a synthetic 503 (`X-Gateway-Circuit: open`, `Retry-After`,
+   * JSON body `{error, httpStatus, until}`) without touching the network.
+   */
+  fetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response>;
+  /** The armed circuit, or null. An expired one is closed and removed. */
+  read(): CircuitState | null;
+  /** Arms the circuit; ttlMs defaults to data-ttl-ms and is capped at data-max-ttl-ms. */
+  arm(httpStatus: number, ttlMs?: number): CircuitState;
+  /** Closes the circuit: the user asked to try again. */
+  clear(): void;
+  /**
+   * Called on arm, clear and expiry, and once (in a microtask) right after
+   * subscribing when a circuit restored from a previous page load is armed.
+   */
+  subscribe(listener: Listener): () => void;
+  /** Resolves when the wasm runs; rejects if it cannot. The API works before. */
+  readonly ready: Promise<void>;
+  readonly status: ModuleStatus;
+  /** Why the wasm is not running, when status is "fallback". */
+  readonly error: Error | null;
+  /** fetch + JSON for TanStack's queryFn; throws GatewayHttpError for non-2xx. */
+  fetchJSON(input: RequestInfo | URL, init?: RequestInit): Promise<unknown>;
+  /** `queryFn: gatewayCircuit.queryFn("/api/me")`, passing TanStack's AbortSignal. */
+  queryFn(input: RequestInfo | URL, init?: RequestInit): (ctx: { signal?: AbortSignal }) => Promise<unknown>;
+  /** TanStack's `retry`: never retries an open circuit, a trip status or a 4xx. */
+  retry(failureCount: number, error: unknown): boolean;
+  isGatewayError(e: unknown): e is GatewayHttpError;
+  isCircuitOpenError(e: unknown): e is GatewayHttpError & { circuitOpen: true };
+  /** The options in force, after data-* parsing. */
+  readonly options: Readonly<ResolvedOptions>;
+}
