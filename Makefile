@@ -32,7 +32,7 @@ chromium:
 	  else echo "chromium is missing: run 'sudo apt-get install chromium fonts-noto-cjk'" >&2; exit 1; fi; \
 	fi
 
-build: dist/gateway-circuit.wasm dist/gateway-circuit.js build/demo/app.js build/gateway
+build: dist/gateway-circuit.wasm dist/gateway-circuit.js dist/gateway-circuit.d.ts build/demo/app.js build/gateway
 
 dist/gateway-circuit.wasm: $(GO_SRC)
 	GOOS=js GOARCH=wasm $(GO) build $(WASM_FLAGS) -o $@ ./wasm
@@ -43,6 +43,9 @@ build/wasm_exec.js: $(WASM_EXEC)
 dist/gateway-circuit.js: $(JS_SRC) build/wasm_exec.js node_modules/.stamp js/tsconfig.json
 	node_modules/.bin/tsc -p js
 	$(ESBUILD) js/src/script.ts --bundle --minify --format=iife --target=es2020 --log-level=warning --outfile=$@
+
+dist/gateway-circuit.d.ts: js/gateway-circuit.d.ts dist/gateway-circuit.js
+	cp $< $@
 
 build/demo/app.js: demo/web/app.ts $(JS_SRC) node_modules/.stamp
 	$(ESBUILD) demo/web/app.ts --bundle --minify --format=iife --target=es2020 --log-level=warning --outfile=$@

@@ -185,10 +185,10 @@ func (s *Server) getCounts(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, c)
 }
 
+// reset zeroes the counts; the mode is left as it is.
 func (s *Server) reset(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.counts = map[string]int{}
-	s.mode = Mode{Status: 200}
 	s.mu.Unlock()
 	w.WriteHeader(http.StatusNoContent)
 }

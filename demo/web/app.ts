@@ -63,6 +63,7 @@ function render(state: CircuitState | null) {
   countdown = setInterval(tick, 1000);
   overlay.hidden = false;
 }
+render(gc.read());
 gc.subscribe(render);
 
 $("overlay-dismiss").addEventListener("click", () => {

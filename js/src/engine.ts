@@ -5,6 +5,8 @@
 // syscall/js or js.FuncOf, which measured 25-285 µs per call against ~0.05 µs
 // for an export (../docs/performance.md).
 
+import { newGo, runGo } from "./goruntime.js";
+
 /** Flags returned by decide/observe/read/clear; wasm/main.go defines them. */
 export const PASS = 0;
 export const ALLOW = 1;
@@ -26,12 +28,6 @@ interface Exports {
   gc_status(): number;
 }
 
-interface GoRuntime {
-  importObject: WebAssembly.Imports;
-  exited: boolean;
-  run(instance: WebAssembly.Instance): Promise<void>;
-}
-
 export interface Engine {
   decide(now: number, url: string): number;
   observe(now: number, status: number): number;
@@ -51,9 +47,8 @@ const decoder = new TextDecoder();
 
 /** Fetches, compiles and starts the wasm, then hands it the policy. */
 export async function loadEngine(wasmUrl: string, configText: string, fetchFn: typeof fetch): Promise<Engine> {
-  const GoCtor = (globalThis as { Go?: new () => GoRuntime }).Go;
-  if (typeof GoCtor !== "function") throw new Error("Go's wasm_exec.js runtime is missing");
-  const go = new GoCtor();
+  const go = newGo();
+  if (!go) throw new Error("Go's wasm_exec.js runtime is missing");
   const res = await fetchFn(wasmUrl, { credentials: "same-origin" });
   if (!res.ok) throw new Error(`${wasmUrl}: HTTP ${res.status}`);
   const { instance } =
@@ -61,7 +56,7 @@ export async function loadEngine(wasmUrl: string, configText: string, fetchFn: t
       ? await WebAssembly.instantiateStreaming(res, go.importObject)
       : await WebAssembly.instantiate(await res.arrayBuffer(), go.importObject);
   // run() executes main synchronously until it parks; the exports work from here.
-  const exited = go.run(instance).then(() => {
+  const exited = runGo(go, instance).then(() => {
     throw new Error("the Go program exited");
   });
   exited.catch(() => {});

@@ -3,9 +3,11 @@
 //
 //   <script src="/gateway-circuit.js" data-wasm="/gateway-circuit.wasm" data-scope="/api/"></script>
 
+import "./goruntime.js"; // first: it records the page's globals before wasm_exec.js runs
 import "../../build/wasm_exec.js";
 import { createGatewayCircuit } from "./circuit.js";
 import { type DataAttributes, readOptions } from "./config.js";
+import { takeGoGlobals } from "./goruntime.js";
 import { sessionStorageOf } from "./storage.js";
 import type { GatewayCircuit } from "./types.js";
 
@@ -14,6 +16,8 @@ declare global {
     gatewayCircuit: GatewayCircuit;
   }
 }
+
+takeGoGlobals();
 
 const g = globalThis as unknown as { gatewayCircuit?: GatewayCircuit };
 if (!g.gatewayCircuit) {

@@ -1,0 +1,249 @@
+// The foundation, end to end in Chromium (issue 2). Ground truth is the number
+// of requests that reached the demo gateway.
+
+import assert from "node:assert/strict";
+import { after, before, beforeEach, describe, test } from "node:test";
+import { launchBrowser, settled, sleep, startGateway, watchedPage } from "./harness.mjs";
+
+const KEY = "gateway_circuit_v1";
+let gw, browser;
+
+before(async () => {
+  gw = await startGateway();
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+  await gw?.stop();
+});
+beforeEach(async () => {
+  await gw.setMode({ status: 200 });
+  await gw.reset();
+});
+
+/** A fresh tab (its own sessionStorage) on the demo page. */
+async function open(query = "", ctx) {
+  const context = ctx ?? (await browser.newContext());
+  const { page, problems } = await watchedPage(context);
+  await page.goto(`${gw.url}/?${query}`);
+  return { page, problems, context };
+}
+
+const stored = (page) => page.evaluate((k) => sessionStorage.getItem(k), KEY);
+const circuit = (page) => page.evaluate(() => document.body.dataset.circuit);
+const overlayVisible = (page) => page.isVisible("#overlay");
+const armed = (page) => page.waitForFunction(() => document.body.dataset.circuit === "armed", null, { timeout: 10_000 });
+const ready = (page) => page.waitForFunction(() => document.body.dataset.module !== "loading", null, { timeout: 10_000 });
+
+describe("the gateway circuit in Chromium", () => {
+  test("F5 storm: after a 502, 5 reloads x 20 queries reach the gateway 0 times", async () => {
+    await gw.setMode({ status: 502 });
+    const { page, problems, context } = await open("queries=20");
+    await settled(page, 20);
+    await armed(page);
+    assert.equal(await gw.count("/api/"), 20, "the first load reaches the gateway, once per query (no retries)");
+    const first = JSON.parse(await stored(page));
+    assert.equal(first.httpStatus, 502);
+
+    await gw.reset();
+    for (let i = 0; i < 5; i++) {
+      await page.reload();
+      assert.equal(await overlayVisible(page), true, `overlay restored before the queries settled (reload ${i + 1})`);
+      await settled(page, 20);
+      assert.equal(await overlayVisible(page), true, `overlay visible after reload ${i + 1}`);
+      assert.equal(await page.textContent("#overlay-status"), "502");
+      assert.match(await page.textContent("#overlay-title"), /잠시 후 다시 시도해 주세요/);
+    }
+    assert.equal(await gw.count("/api/"), 0, "no request reached the gateway while the circuit was armed");
+    assert.deepEqual(JSON.parse(await stored(page)), first, "reloads do not move the deadline");
+    const detail = await page.textContent("#queries tr:first-child .detail");
+    assert.equal(detail, "GATEWAY_CIRCUIT_OPEN 502");
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test("the synthetic 503 says what it is and never touches the network", async () => {
+    const { page, problems, context } = await open("queries=0");
+    await ready(page);
+    const res = await page.evaluate(async () => {
+      gatewayCircuit.arm(504, 30_000);
+      const r = await gatewayCircuit.fetch("/api/direct");
+      return { status: r.status, open: r.headers.get("x-gateway-circuit"), retryAfter: r.headers.get("retry-after"), body: await r.json() };
+    });
+    assert.equal(res.status, 503);
+    assert.equal(res.open, "open");
+    assert.ok(Number(res.retryAfter) >= 29 && Number(res.retryAfter) <= 30, `Retry-After ${res.retryAfter}`);
+    assert.equal(res.body.httpStatus, 504);
+    assert.equal(typeof res.body.until, "number");
+    assert.equal(await gw.count("/api/"), 0);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test("the module leaves the page's globals alone (no fake process, path or Go)", async () => {
+    const context = await browser.newContext();
+    await context.addInitScript(() => {
+      window.Go = "the page's own";
+    });
+    const { page, problems } = await open("queries=0", context);
+    await ready(page);
+    const globals = await page.evaluate(() => [typeof process, typeof path, window.Go, gatewayCircuit.status]);
+    assert.deepEqual(globals, ["undefined", "undefined", "the page's own", "ready"]);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test("dismissing the overlay clears the circuit and the next query reaches the gateway", async () => {
+    await gw.setMode({ status: 503 });
+    const { page, problems, context } = await open("queries=3");
+    await settled(page, 3);
+    await armed(page);
+    await gw.setMode({ status: 200 });
+    await gw.reset();
+    await page.click("#overlay-dismiss");
+    assert.equal(await stored(page), null, "clear() removed the stored circuit");
+    await page.waitForFunction(() => document.querySelectorAll("#queries .status.success").length === 3, null, { timeout: 10_000 });
+    assert.equal(await gw.count("/api/"), 3);
+    assert.equal(await overlayVisible(page), false);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test("TTL expiry closes the overlay and lets requests through again", async () => {
+    await gw.setMode({ status: 504 });
+    const { page, problems, context } = await open("queries=2&ttl=4000");
+    await settled(page, 2);
+    await armed(page);
+    await gw.setMode({ status: 200 });
+    await gw.reset();
+    // Still armed: nothing reaches the gateway. (The overlay covers the
+    // button, so the click is dispatched, as app code would refetch.)
+    await page.dispatchEvent("#refetch", "click");
+    await sleep(200);
+    assert.equal(await gw.count("/api/"), 0);
+    // The subscription reports expiry by itself; the overlay closes.
+    await page.waitForFunction(() => document.body.dataset.circuit === "closed", null, { timeout: 5_000 });
+    assert.equal(await overlayVisible(page), false);
+    assert.equal(await stored(page), null, "the expired entry was removed");
+    await page.click("#refetch");
+    await page.waitForFunction(() => document.querySelectorAll("#queries .status.success").length === 2, null, { timeout: 10_000 });
+    assert.equal(await gw.count("/api/"), 2);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test("a second tab opened independently is not blocked", async () => {
+    await gw.setMode({ status: 502 });
+    const { page, context } = await open("queries=4");
+    await settled(page, 4);
+    await armed(page);
+    await gw.setMode({ status: 200 });
+    await gw.reset();
+    const second = await open("queries=4", context); // same browser profile, new tab
+    await settled(second.page, 4);
+    assert.equal(await gw.count("/api/"), 4, "every query of the new tab reached the gateway");
+    assert.equal(await circuit(second.page), "closed");
+    assert.equal(await overlayVisible(second.page), false);
+    assert.notEqual(await stored(page), null, "the first tab stays armed");
+    assert.deepEqual(second.problems, []);
+    await context.close();
+  });
+
+  for (const status of [400, 404, 429, 500]) {
+    test(`a ${status} does not arm the circuit`, async () => {
+      await gw.setMode({ status });
+      const { page, problems, context } = await open("queries=1");
+      await settled(page, 1);
+      await ready(page);
+      await page.reload();
+      await settled(page, 1);
+      assert.equal(await circuit(page), "closed");
+      assert.equal(await stored(page), null);
+      // gatewayCircuit.retry retries a 500 three times, as TanStack's default would; never a 4xx.
+      const attempts = status === 500 ? 4 : 1;
+      assert.equal(await gw.count("/api/"), 2 * attempts, "both loads reached the gateway");
+      assert.deepEqual(problems, []);
+      await context.close();
+    });
+  }
+
+  test("out-of-scope URLs are neither blocked nor able to arm", async () => {
+    await gw.setMode({ status: 502 });
+    const { page, problems, context } = await open("queries=0");
+    await ready(page);
+    await page.click("#outside");
+    await page.waitForFunction(() => document.body.dataset.outside === "502");
+    assert.equal(await circuit(page), "closed", "a 502 outside the scope did not arm");
+    assert.equal(await stored(page), null);
+    await page.evaluate(() => gatewayCircuit.arm(502));
+    const statuses = await page.evaluate(async () => [
+      (await gatewayCircuit.fetch("/outside/ping")).status,
+      (await gatewayCircuit.fetch("/api/blocked")).status,
+    ]);
+    assert.deepEqual(statuses, [502, 503]);
+    assert.equal(await gw.count("/outside/"), 2, "both outside requests reached the gateway");
+    assert.equal(await gw.count("/api/"), 0);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  const now = Date.now();
+  const cases = [
+    { name: "not JSON", raw: "armed!", armed: false, removed: true },
+    { name: "wrong types", raw: `{"until":"${now + 60_000}","httpStatus":"502"}`, armed: false, removed: true },
+    { name: "an array", raw: `[${now + 60_000},502]`, armed: false, removed: true },
+    { name: "expired", raw: `{"until":${now - 1000},"httpStatus":502}`, armed: false, removed: true },
+    { name: "status out of range", raw: `{"until":${now + 60_000},"httpStatus":999}`, armed: false, removed: true },
+    { name: "far future (year 9999)", raw: `{"until":253402300799000,"httpStatus":503}`, armed: true, clamped: true },
+    { name: "valid", raw: `{"until":${now + 60_000},"httpStatus":504}`, armed: true },
+  ];
+  for (const c of cases) {
+    test(`stored payload, ${c.name}: no exception reaches the page and the rules hold`, async () => {
+      const context = await browser.newContext();
+      // Written before any page script runs, as a previous page load would have left it.
+      await context.addInitScript(
+        ([k, raw]) => {
+          if (!sessionStorage.getItem("__seeded")) {
+            sessionStorage.setItem("__seeded", "1");
+            sessionStorage.setItem(k, raw);
+          }
+        },
+        [KEY, c.raw],
+      );
+      const { page, problems } = await open("queries=3", context);
+      await settled(page, 3);
+      await ready(page);
+      assert.equal(await circuit(page), c.armed ? "armed" : "closed");
+      assert.equal(await gw.count("/api/"), c.armed ? 0 : 3);
+      const after = await stored(page);
+      if (c.removed) assert.equal(after, null, "a malformed or expired entry is removed");
+      if (c.clamped) {
+        const s = JSON.parse(after);
+        assert.ok(s.until <= Date.now() + 600_000, `clamped to max TTL, got ${s.until - Date.now()} ms`);
+        assert.equal(s.httpStatus, 503);
+      }
+      assert.equal(await page.evaluate(() => gatewayCircuit.status), "ready");
+      assert.deepEqual(problems, []);
+      await context.close();
+    });
+  }
+
+  test("wasm missing (404): the app loads and fetches; a stored circuit is still honoured", async () => {
+    const { page, problems, context } = await open("queries=3&wasm=/missing.wasm");
+    await settled(page, 3);
+    await ready(page);
+    assert.equal(await page.evaluate(() => gatewayCircuit.status), "fallback");
+    assert.equal(await gw.count("/api/"), 3, "requests go to the network");
+    const readyRejects = await page.evaluate(() => gatewayCircuit.ready.then(() => "resolved", (e) => e.message));
+    assert.match(readyRejects, /404/);
+
+    await page.evaluate(() => gatewayCircuit.arm(502, 60_000));
+    await gw.reset();
+    await page.reload();
+    await settled(page, 3);
+    assert.equal(await gw.count("/api/"), 0, "the stored circuit blocks in-scope requests without the wasm");
+    assert.equal(await overlayVisible(page), true);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+});

@@ -1,0 +1,68 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { configText, readOptions } from "./config.js";
+import { inScope, requestUrl, resolveScope } from "./scope.js";
+
+const base = "http://app.test:8080/portal/page";
+
+test("scope: paths resolve against the page, origins guard every path", () => {
+  const { prefixes, problems } = resolveScope(" /api/ , https://API.example.com ,v2/", base);
+  assert.deepEqual(prefixes, ["http://app.test:8080/api/", "https://api.example.com/", "http://app.test:8080/portal/v2/"]);
+  assert.deepEqual(problems, []);
+  assert.ok(inScope("http://app.test:8080/api/users?x=1", prefixes));
+  assert.ok(inScope("https://api.example.com/anything", prefixes));
+  assert.ok(!inScope("https://api.example.com.evil.test/", prefixes));
+  assert.ok(!inScope("http://app.test:8080/static/a.js", prefixes));
+});
+
+test("scope: default is the page's origin; bad entries are named and ignored", () => {
+  assert.deepEqual(resolveScope(undefined, base).prefixes, ["http://app.test:8080/"]);
+  const r = resolveScope("ftp://x.test/, http://[bad", base);
+  assert.deepEqual(r.prefixes, ["http://app.test:8080/"]);
+  assert.equal(r.problems.length, 2);
+  assert.match(r.problems[0]!, /data-scope/);
+});
+
+test("requestUrl resolves like fetch does", () => {
+  assert.equal(requestUrl("/api/x/../y", base), "http://app.test:8080/api/y");
+  assert.equal(requestUrl(new URL("https://a.test/b"), base), "https://a.test/b");
+  assert.equal(requestUrl(new Request("https://a.test/c"), base), "https://a.test/c");
+  assert.equal(requestUrl("http://[bad", base), null);
+});
+
+test("data attributes: defaults", () => {
+  const { options, problems } = readOptions({}, base, "http://app.test:8080/gateway-circuit.js?v=1");
+  assert.deepEqual(options, {
+    wasmUrl: "http://app.test:8080/gateway-circuit.wasm?v=1",
+    scope: ["http://app.test:8080/"],
+    ttlMs: 120000,
+    maxTtlMs: 600000,
+    tripStatuses: [502, 503, 504],
+  });
+  assert.deepEqual(problems, []);
+});
+
+test("data attributes: bad values are named and fall back", () => {
+  const { options, problems } = readOptions(
+    { wasm: "/m.wasm", ttlMs: "2 minutes", maxTtlMs: "-1", tripStatuses: "502,five" },
+    base,
+  );
+  assert.equal(options.ttlMs, 120000);
+  assert.equal(options.maxTtlMs, 600000);
+  assert.deepEqual(options.tripStatuses, [502, 503, 504]);
+  assert.equal(options.wasmUrl, "http://app.test:8080/m.wasm");
+  assert.equal(problems.length, 3);
+  assert.ok(problems.some((p) => p.startsWith("data-ttl-ms")));
+  assert.ok(problems.some((p) => p.startsWith("data-max-ttl-ms")));
+  assert.ok(problems.some((p) => p.startsWith("data-trip-statuses")));
+});
+
+test("data attributes: ttl above max is capped; the Go config names every field", () => {
+  const { options, problems } = readOptions({ wasm: "/m.wasm", ttlMs: "9000", maxTtlMs: "5000", tripStatuses: "500" }, base);
+  assert.equal(options.ttlMs, 5000);
+  assert.equal(problems.length, 1);
+  assert.equal(
+    configText(options),
+    "ttlMs=5000\nmaxTtlMs=5000\ntripStatuses=500\nscope=http://app.test:8080/",
+  );
+});

@@ -1,0 +1,59 @@
+// Go's wasm_exec.js defines globalThis.Go and, when absent, Node-style
+// globalThis.process and globalThis.path stubs. A page must not see those: a
+// fake `process` without `env` breaks the common
+// `typeof process !== "undefined" && process.env.NODE_ENV` probe, and a page
+// that loads its own Go wasm has its own `Go` (maybe another version).
+// So the module keeps them private: they are restored to what the page had
+// right after wasm_exec.js runs, and exist only for the synchronous
+// go.run() call in which Go's syscall package captures them.
+// (globalThis.fs stays: the runtime reads it by name to print a panic.)
+
+const NAMES = ["Go", "process", "path"] as const;
+type Name = (typeof NAMES)[number];
+
+const g = globalThis as unknown as Record<Name, unknown>;
+const pageHad = new Map<Name, unknown>();
+for (const n of NAMES) if (n in g) pageHad.set(n, g[n]);
+
+export interface GoRuntime {
+  importObject: WebAssembly.Imports;
+  exited: boolean;
+  run(instance: WebAssembly.Instance): Promise<void>;
+}
+
+let ours: Map<Name, unknown> | null = null;
+
+/** Call once, right after wasm_exec.js ran: takes its globals off the page. */
+export function takeGoGlobals(): void {
+  if (ours) return;
+  ours = new Map();
+  for (const n of NAMES) {
+    ours.set(n, g[n]);
+    if (pageHad.has(n)) g[n] = pageHad.get(n);
+    else delete g[n];
+  }
+}
+
+/** A new Go runtime instance, or null when wasm_exec.js did not load. */
+export function newGo(): GoRuntime | null {
+  const Go = (ours?.get("Go") ?? g.Go) as (new () => GoRuntime) | undefined;
+  return typeof Go === "function" ? new Go() : null;
+}
+
+/** Runs go.run() with wasm_exec's globals in place, and takes them off again. */
+export function runGo(go: GoRuntime, instance: WebAssembly.Instance): Promise<void> {
+  if (!ours) return go.run(instance);
+  const saved = new Map<Name, unknown>();
+  for (const [n, v] of ours) {
+    if (n in g) saved.set(n, g[n]);
+    g[n] = v;
+  }
+  try {
+    return go.run(instance);
+  } finally {
+    for (const n of NAMES) {
+      if (saved.has(n)) g[n] = saved.get(n);
+      else delete g[n];
+    }
+  }
+}

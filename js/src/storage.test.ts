@@ -1,0 +1,77 @@
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { test } from "node:test";
+import { type StorageLike, STORAGE_KEY, readRaw, restore, sessionStorageOf, writeRaw } from "./storage.js";
+
+interface Vectors {
+  nowMs: number;
+  maxTtlMs: number;
+  vectors: { name: string; raw: string | null; want: { armed: boolean; until?: number; httpStatus?: number; action: string } }[];
+}
+
+// The same file the Go reader runs (internal/circuit/payload_test.go).
+const file = JSON.parse(readFileSync("internal/circuit/testdata/payload_vectors.json", "utf8")) as Vectors;
+
+test("shared payload vectors", async (t) => {
+  assert.ok(file.vectors.length > 20);
+  for (const v of file.vectors) {
+    await t.test(v.name, () => {
+      const { state, action } = restore(v.raw, file.nowMs, file.maxTtlMs);
+      assert.equal(action, v.want.action);
+      assert.equal(state !== null && file.nowMs < state.until, v.want.armed);
+      if (v.want.armed) assert.deepEqual(state, { until: v.want.until, httpStatus: v.want.httpStatus });
+    });
+  }
+});
+
+class MemoryStorage implements StorageLike {
+  m = new Map<string, string>();
+  getItem(k: string) {
+    return this.m.get(k) ?? null;
+  }
+  setItem(k: string, v: string) {
+    this.m.set(k, v);
+  }
+  removeItem(k: string) {
+    this.m.delete(k);
+  }
+}
+
+test("storage that throws means closed and never throws past the module", () => {
+  const throwing: StorageLike = {
+    getItem() {
+      throw new Error("SecurityError");
+    },
+    setItem() {
+      throw new Error("QuotaExceededError");
+    },
+    removeItem() {
+      throw new Error("SecurityError");
+    },
+  };
+  assert.equal(readRaw(throwing), null);
+  assert.equal(writeRaw(throwing, "x"), false);
+  assert.equal(writeRaw(throwing, null), false);
+  assert.equal(readRaw(null), null);
+});
+
+test("sessionStorageOf survives a throwing getter", () => {
+  const g = {};
+  Object.defineProperty(g, "sessionStorage", {
+    get() {
+      throw new Error("The document is sandboxed and lacks the 'allow-same-origin' flag.");
+    },
+  });
+  assert.equal(sessionStorageOf(g), null);
+  assert.equal(sessionStorageOf({ sessionStorage: null }), null);
+  const s = new MemoryStorage();
+  assert.equal(sessionStorageOf({ sessionStorage: s }), s);
+});
+
+test("writeRaw writes the shared key", () => {
+  const s = new MemoryStorage();
+  assert.equal(writeRaw(s, `{"until":1,"httpStatus":502}`), true);
+  assert.equal(s.getItem(STORAGE_KEY), `{"until":1,"httpStatus":502}`);
+  writeRaw(s, null);
+  assert.equal(s.getItem(STORAGE_KEY), null);
+});
