@@ -1,7 +1,6 @@
 package cooldown_test
 
 import (
-	"errors"
 	"strings"
 	"testing"
 
@@ -212,8 +211,7 @@ func TestPolicyValidateNamesTheField(t *testing.T) {
 		{cooldown.Policy{MaxServices: -1}, "maxServices"},
 	} {
 		_, err := cooldown.New(c.p)
-		var pe *policyerr.Error
-		if !errors.As(err, &pe) || pe.Field != c.field || !errors.Is(err, cooldown.ErrInvalidPolicy) {
+		if got := policyerr.Field(err, cooldown.ErrInvalidPolicy); got != c.field {
 			t.Errorf("New(%+v) err = %v, want a policy error for %s", c.p, err, c.field)
 		}
 	}

@@ -1,7 +1,6 @@
 package negcache_test
 
 import (
-	"errors"
 	"testing"
 
 	"github.com/gatewaycircuit/gatewaycircuit/internal/negcache"
@@ -174,8 +173,7 @@ func TestPolicyValidateNamesTheField(t *testing.T) {
 		{negcache.Policy{MaxKeys: -1}, "maxKeys"},
 	} {
 		_, err := negcache.New(c.p)
-		var pe *policyerr.Error
-		if !errors.As(err, &pe) || pe.Field != c.field || !errors.Is(err, negcache.ErrInvalidPolicy) {
+		if got := policyerr.Field(err, negcache.ErrInvalidPolicy); got != c.field {
 			t.Errorf("New(%+v) err = %v, want a policy error for %s", c.p, err, c.field)
 		}
 	}

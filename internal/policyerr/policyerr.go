@@ -4,6 +4,8 @@
 // field with errors.As(err, &pe) where pe is a *policyerr.Error.
 package policyerr
 
+import "errors"
+
 // Error names a bad field of a policy.
 type Error struct {
 	Sentinel error  // the package's ErrInvalidPolicy
@@ -20,3 +22,13 @@ func (e *Error) Error() string { return e.Sentinel.Error() + ": " + e.Field + ":
 
 // Unwrap makes errors.Is(err, e.Sentinel) true.
 func (e *Error) Unwrap() error { return e.Sentinel }
+
+// Field returns the field named by err when err is an *Error of the package
+// whose sentinel is given, and "" otherwise.
+func Field(err, sentinel error) string {
+	var e *Error
+	if errors.As(err, &e) && errors.Is(err, sentinel) {
+		return e.Field
+	}
+	return ""
+}

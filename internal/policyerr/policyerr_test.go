@@ -11,10 +11,11 @@ var errInvalid = errors.New("demo: invalid policy")
 
 func ExampleNew() {
 	err := policyerr.New(errInvalid, "maxTtlMs", "must be > 0")
-	var pe *policyerr.Error
 	fmt.Println(err)
-	fmt.Println(errors.Is(err, errInvalid), errors.As(err, &pe) && pe.Field == "maxTtlMs")
+	fmt.Println(errors.Is(err, errInvalid), policyerr.Field(err, errInvalid))
+	fmt.Printf("%q\n", policyerr.Field(errors.New("other"), errInvalid))
 	// Output:
 	// demo: invalid policy: maxTtlMs: must be > 0
-	// true true
+	// true maxTtlMs
+	// ""
 }

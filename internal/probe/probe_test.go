@@ -1,7 +1,6 @@
 package probe_test
 
 import (
-	"errors"
 	"testing"
 
 	"github.com/gatewaycircuit/gatewaycircuit/internal/circuit"
@@ -214,8 +213,7 @@ func TestPolicyValidateNamesTheField(t *testing.T) {
 		{probe.Policy{ProbeTimeoutMs: -1}, "probeTimeoutMs"},
 	} {
 		_, err := probe.New(c.p)
-		var pe *policyerr.Error
-		if !errors.As(err, &pe) || pe.Field != c.field || !errors.Is(err, probe.ErrInvalidPolicy) {
+		if got := policyerr.Field(err, probe.ErrInvalidPolicy); got != c.field {
 			t.Errorf("New(%+v) err = %v, want a policy error for %s", c.p, err, c.field)
 		}
 	}
