@@ -226,8 +226,7 @@ func (c *Cooldown) forgotten(nowMs int64, s service) bool {
 func (c *Cooldown) put(svc string, s service) {
 	c.services.Put(svc, s)
 	for c.services.Len() > c.policy.MaxServices {
-		oldest, _, _ := c.services.Oldest()
-		c.services.Remove(oldest)
+		c.services.RemoveOldest()
 		c.evicted++
 	}
 }

@@ -108,3 +108,14 @@ func (l *List[V]) pushNewest(e *entry[V]) {
 	}
 	l.newest = e
 }
+
+// RemoveOldest removes the least recently used entry and returns it.
+func (l *List[V]) RemoveOldest() (key string, v V, ok bool) {
+	if l.oldest == nil {
+		return "", v, false
+	}
+	e := l.oldest
+	delete(l.m, e.key)
+	l.unlink(e)
+	return e.key, e.value, true
+}

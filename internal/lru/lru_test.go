@@ -14,8 +14,7 @@ func Example() {
 	l.Put("c", 3)
 	l.Get("a") // a is now the most recent
 	for l.Len() > 1 {
-		k, v, _ := l.Oldest()
-		l.Remove(k)
+		k, v, _ := l.RemoveOldest()
 		fmt.Println("evict", k, v)
 	}
 	// Output:

@@ -145,8 +145,7 @@ func (c *Cache) Failed(nowMs int64, key string, hasCached bool) (untilMs int64) 
 	}
 	c.keys.Put(key, e)
 	for c.keys.Len() > c.policy.MaxKeys {
-		oldest, _, _ := c.keys.Oldest()
-		c.keys.Remove(oldest)
+		c.keys.RemoveOldest()
 		c.evicted++
 	}
 	return e.untilMs
