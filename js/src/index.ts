@@ -1,0 +1,63 @@
+// The browser ESM entry of the npm package. It does not load a second copy of
+// the module: the script tag (dist/gateway-circuit.js) defines
+// window.gatewayCircuit before app code runs, and this entry hands out that
+// instance, so every bundle on the page shares one circuit.
+//
+// `gatewayCircuit` looks the instance up at each call, not at import: a
+// bundle may be evaluated before the tag has run. If the tag never ran
+// (missing, blocked by CSP, 404), calls go to a pass-through (plain fetch,
+// never armed, status "fallback") and one console.warn says so: the page
+// keeps working, as it does when the wasm fails. Code that must know checks
+// `gatewayCircuit.status` / `.error`.
+
+import { isCircuitOpenError, isGatewayError } from "./errors.js";
+import { createPassthrough } from "./passthrough.js";
+import type { GatewayCircuit } from "./types.js";
+
+export type * from "./types.js";
+export { isCircuitOpenError, isGatewayError };
+
+let missing: GatewayCircuit | null = null;
+
+/** The script tag's instance, or the pass-through when the tag did not run. */
+export function getGatewayCircuit(): GatewayCircuit {
+  const live = (globalThis as { gatewayCircuit?: GatewayCircuit }).gatewayCircuit;
+  if (live) return live;
+  if (!missing) {
+    missing = createPassthrough(
+      new Error("gatewaycircuit: window.gatewayCircuit is not defined; load gateway-circuit.js with a <script> tag before the app (see README)"),
+    );
+    console.warn(`[gatewaycircuit] ${missing.error!.message}; requests are not guarded`);
+  }
+  return missing;
+}
+
+const live = getGatewayCircuit;
+
+/** window.gatewayCircuit, looked up at each call. Methods can be passed around unbound. */
+export const gatewayCircuit: GatewayCircuit = {
+  fetch: (input, init) => live().fetch(input, init),
+  read: () => live().read(),
+  arm: (httpStatus, ttlMs) => live().arm(httpStatus, ttlMs),
+  clear: () => live().clear(),
+  subscribe: (listener) => live().subscribe(listener),
+  get ready() {
+    return live().ready;
+  },
+  get status() {
+    return live().status;
+  },
+  get error() {
+    return live().error;
+  },
+  diagnostics: () => live().diagnostics(),
+  fetchJSON: (input, init) => live().fetchJSON(input, init),
+  queryFn: (input, init) => (ctx) => live().fetchJSON(input, { ...init, signal: ctx.signal }),
+  retry: (failureCount, error) => live().retry(failureCount, error),
+  // The guards read a registered-symbol brand: the same in every bundle.
+  isGatewayError,
+  isCircuitOpenError,
+  get options() {
+    return live().options;
+  },
+};

@@ -1,0 +1,54 @@
+// The facade without a circuit: what the package entries hand out where the
+// script tag's window.gatewayCircuit cannot exist (a Server Component, SSR,
+// `next build`, Node) or did not run (a page without the tag). It guards
+// nothing and never throws: fetch is the plain fetch, nothing is ever armed,
+// subscribers are never called. The TanStack helpers keep their real
+// behaviour, so a queryFn or retry built from it means the same thing on
+// both sides of a render.
+
+import { DEFAULT_TRIP_STATUSES, DEFAULT_MAX_TTL_MS, DEFAULT_TTL_MS, type ResolvedOptions } from "./config.js";
+import { isCircuitOpenError, isGatewayError } from "./errors.js";
+import { createFetchJSON, createRetry } from "./query.js";
+import { isHttpStatus } from "./storage.js";
+import type { GatewayCircuit } from "./types.js";
+
+const plainFetch: typeof fetch = (input, init) => globalThis.fetch(input, init);
+
+/** A GatewayCircuit that guards nothing; `reason` is its `error`. */
+export function createPassthrough(reason: Error): GatewayCircuit {
+  const options: ResolvedOptions = Object.freeze({
+    wasmUrl: null,
+    scope: [],
+    ttlMs: DEFAULT_TTL_MS,
+    maxTtlMs: DEFAULT_MAX_TTL_MS,
+    tripStatuses: [...DEFAULT_TRIP_STATUSES],
+  });
+  const fetchJSON = createFetchJSON(plainFetch);
+  const facade = {
+    fetch: plainFetch,
+    read: () => null,
+    // Validated like the real one, so a bad call fails the same way in
+    // tests that run without a browser; nothing is stored.
+    arm(httpStatus: number, ttlMs?: number) {
+      if (!isHttpStatus(httpStatus)) throw new RangeError(`gatewayCircuit.arm: httpStatus must be an integer from 100 to 599, got ${String(httpStatus)}`);
+      const ttl = ttlMs ?? options.ttlMs;
+      if (!Number.isFinite(ttl) || ttl < 0) throw new RangeError(`gatewayCircuit.arm: ttlMs must be a finite number >= 0, got ${String(ttlMs)}`);
+      return { until: Date.now() + Math.min(Math.floor(ttl), options.maxTtlMs), httpStatus };
+    },
+    clear() {},
+    subscribe: () => () => {},
+    // Nothing to load: awaiting it never breaks a server render.
+    ready: Promise.resolve(),
+    status: "fallback" as const,
+    error: reason,
+    diagnostics: () => ({ status: "fallback" as const, wasmMemoryBytes: 0, listeners: 0 }),
+    fetchJSON,
+    queryFn: (input: RequestInfo | URL, init?: RequestInit) => ({ signal }: { signal?: AbortSignal }) =>
+      fetchJSON(input, { ...init, signal }),
+    retry: createRetry(DEFAULT_TRIP_STATUSES),
+    isGatewayError,
+    isCircuitOpenError,
+    options,
+  };
+  return facade;
+}

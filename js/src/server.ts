@@ -1,0 +1,21 @@
+// The server-safe entry (`react-server`, `node`, `default`): importing it in a
+// Server Component, during `next build`, in SSR of a client component, or in
+// Node never touches `window`. There is no circuit on a server: it is per
+// browser tab, in sessionStorage. `gatewayCircuit` is a pass-through
+// (see passthrough.ts), so code shared with the browser renders the same.
+
+import { createPassthrough } from "./passthrough.js";
+import type { GatewayCircuit } from "./types.js";
+
+export type * from "./types.js";
+export { isCircuitOpenError, isGatewayError } from "./errors.js";
+
+/** On a server: a pass-through with status "fallback" that guards nothing. */
+export const gatewayCircuit: GatewayCircuit = createPassthrough(
+  new Error("gatewaycircuit: no circuit on the server (it lives in the browser tab's sessionStorage)"),
+);
+
+/** The same object; the browser entry returns the script tag's instance. */
+export function getGatewayCircuit(): GatewayCircuit {
+  return gatewayCircuit;
+}
