@@ -42,7 +42,7 @@ func (p Policy) Key(method, url string, headers []Header) (string, bool) {
 		}
 		lines = append(lines, name+": "+value)
 	}
-	slices.Sort(lines)
+	sortLines(lines)
 	var b strings.Builder
 	b.WriteString(method)
 	b.WriteByte(' ')
@@ -75,6 +75,16 @@ func ParseHeaders(block string) []Header {
 		hs = append(hs, Header{Name: name, Value: strings.TrimSpace(line[i+1:])})
 	}
 	return hs
+}
+
+// sortLines is an insertion sort: a request has a handful of headers, and
+// slices.Sort would add its generic pdqsort to the wasm.
+func sortLines(lines []string) {
+	for i := 1; i < len(lines); i++ {
+		for j := i; j > 0 && lines[j] < lines[j-1]; j-- {
+			lines[j], lines[j-1] = lines[j-1], lines[j]
+		}
+	}
 }
 
 // fnv1a is the 64-bit FNV-1a hash (hash/fnv, without the interface).
