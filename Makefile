@@ -14,7 +14,7 @@ CHROMIUM ?= /usr/bin/chromium
 GO_SRC := $(shell find internal wasm -name '*.go' -not -name '*_test.go') go.mod go.sum
 JS_SRC := $(shell find js/src -name '*.ts' -not -name '*.test.ts')
 
-.PHONY: all build deps chromium demo test test-go test-wasm test-js e2e clean
+.PHONY: all build deps chromium demo test test-go test-wasm test-js e2e bench clean
 
 all: build
 
@@ -32,7 +32,11 @@ chromium:
 	  else echo "chromium is missing: run 'sudo apt-get install chromium fonts-noto-cjk'" >&2; exit 1; fi; \
 	fi
 
-build: dist/gateway-circuit.wasm dist/gateway-circuit.js dist/gateway-circuit.d.ts build/demo/app.js build/gateway
+build: dist/manifest.json dist/gateway-circuit.d.ts build/demo/app.js build/gateway
+
+# Hashed immutable copies and precompressed .br/.gz beside the stable names.
+dist/manifest.json: dist/gateway-circuit.wasm dist/gateway-circuit.js tools/pack-dist.mjs
+	node tools/pack-dist.mjs dist
 
 dist/gateway-circuit.wasm: $(GO_SRC)
 	GOOS=js GOARCH=wasm $(GO) build $(WASM_FLAGS) -o $@ ./wasm
@@ -63,7 +67,7 @@ test-go:
 	$(GO) test ./...
 
 test-wasm:
-	GOOS=js GOARCH=wasm $(GO) vet ./...
+	GOOS=js GOARCH=wasm $(GO) vet ./internal/... ./wasm/... ./bench/...
 	GOOS=js GOARCH=wasm $(GO) test -exec="$(GOROOT)/lib/wasm/go_js_wasm_exec" ./internal/...
 
 test-js: node_modules/.stamp build/wasm_exec.js
@@ -72,6 +76,17 @@ test-js: node_modules/.stamp build/wasm_exec.js
 
 e2e: build chromium
 	node --test --test-concurrency=1 e2e/
+
+# The floor program and Go's wasm_exec.js, packed like dist/, for make bench.
+build/bench/manifest.json: bench/floor/main.go $(WASM_EXEC) tools/pack-dist.mjs
+	@mkdir -p build/bench
+	GOOS=js GOARCH=wasm $(GO) build $(WASM_FLAGS) -o build/bench/floor.wasm ./bench/floor
+	cp $(WASM_EXEC) build/bench/wasm_exec.js
+	cp bench/web/reference.js build/bench/
+	node tools/pack-dist.mjs build/bench floor.wasm wasm_exec.js
+
+bench: build build/bench/manifest.json chromium
+	node bench/run.mjs
 
 clean:
 	rm -rf dist build

@@ -7,9 +7,8 @@
 package main
 
 import (
+	"syscall/js"
 	"unsafe"
-
-	"github.com/hack-pad/safejs"
 
 	"github.com/gatewaycircuit/gatewaycircuit/internal/circuit"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/jsbridge"
@@ -40,7 +39,7 @@ var (
 )
 
 func main() {
-	storage = jsbridge.NewSessionStorage(safejs.Global())
+	storage = jsbridge.NewSessionStorage(js.Global())
 	select {} // stay alive for the exports
 }
 

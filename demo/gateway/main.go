@@ -29,6 +29,8 @@ func main() {
 		Dist: filepath.Join(*root, "dist"),
 		App:  filepath.Join(*root, "build", "demo"),
 		Web:  filepath.Join(*root, "demo", "web"),
+		// build/bench holds the bench pages next to the floor program they load.
+		Bench: filepath.Join(*root, "build", "bench"),
 	})}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {

@@ -16,6 +16,8 @@ type Dirs struct {
 	Dist string // dist/: gateway-circuit.js and .wasm
 	App  string // build/demo/: the bundled demo page script
 	Web  string // demo/web/: the page template
+	// Bench, when set, is served under /bench/ with cross-origin isolation.
+	Bench string
 }
 
 // Mode is the fake API's behaviour, switched with /__admin/mode.
@@ -41,9 +43,13 @@ func NewServer(d Dirs) *Server {
 	s := &Server{dirs: d, mux: http.NewServeMux(), mode: Mode{Status: 200}, counts: map[string]int{}}
 	s.page = template.Must(template.ParseFiles(filepath.Join(d.Web, "index.html")))
 	s.mux.HandleFunc("GET /{$}", s.servePage)
-	s.mux.HandleFunc("GET /gateway-circuit.js", s.file(d.Dist, "gateway-circuit.js", "text/javascript; charset=utf-8"))
-	s.mux.HandleFunc("GET /gateway-circuit.wasm", s.file(d.Dist, "gateway-circuit.wasm", "application/wasm"))
+	s.mux.HandleFunc("GET /{file}", servePacked(d.Dist, distNames, http.NotFoundHandler()))
 	s.mux.HandleFunc("GET /app.js", s.file(d.App, "app.js", "text/javascript; charset=utf-8"))
+	if d.Bench != "" {
+		// make bench: its pages, the floor program and the plain-JS yardstick.
+		files := http.StripPrefix("/bench/", http.FileServer(http.Dir(d.Bench)))
+		s.mux.Handle("GET /bench/{file}", isolated(servePacked(d.Bench, benchNames, files)))
+	}
 	s.mux.HandleFunc("/api/", s.serveAPI)
 	s.mux.HandleFunc("/outside/", s.serveAPI)
 	s.mux.HandleFunc("GET /__admin/mode", s.getMode)

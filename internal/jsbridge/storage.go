@@ -8,8 +8,7 @@ package jsbridge
 
 import (
 	"strings"
-
-	"github.com/hack-pad/safejs"
+	"syscall/js"
 
 	"github.com/gatewaycircuit/gatewaycircuit/internal/store"
 )
@@ -19,7 +18,7 @@ import (
 // turns into errors wrapping store.ErrUnavailable or store.ErrQuota; it never
 // panics.
 type SessionStorage struct {
-	storage safejs.Value
+	storage js.Value
 	err     error // why storage is unusable, or nil
 }
 
@@ -27,18 +26,13 @@ type SessionStorage struct {
 //
 // The lookup goes through Reflect.get, a Call, because reading
 // window.sessionStorage is itself a getter that throws SecurityError in a
-// sandboxed iframe, and syscall/js only catches exceptions in Call, Invoke
-// and New.
-func NewSessionStorage(global safejs.Value) *SessionStorage {
-	reflect, err := global.Get("Reflect")
+// sandboxed iframe (see try).
+func NewSessionStorage(global js.Value) *SessionStorage {
+	s, err := try(func() js.Value { return global.Get("Reflect").Call("get", global, "sessionStorage") })
 	if err != nil {
 		return &SessionStorage{err: wrap("lookup", store.ErrUnavailable, err)}
 	}
-	s, err := reflect.Call("get", global, "sessionStorage")
-	if err != nil {
-		return &SessionStorage{err: wrap("lookup", store.ErrUnavailable, err)}
-	}
-	if s.Type() != safejs.TypeObject {
+	if s.Type() != js.TypeObject {
 		return &SessionStorage{err: wrap("lookup", store.ErrUnavailable, nil)}
 	}
 	return &SessionStorage{storage: s}
@@ -52,18 +46,14 @@ func (s *SessionStorage) Get(key string) (string, bool, error) {
 	if s.err != nil {
 		return "", false, s.err
 	}
-	v, err := s.storage.Call("getItem", key)
+	v, err := try(func() js.Value { return s.storage.Call("getItem", key) })
 	if err != nil {
 		return "", false, wrap("getItem", store.ErrUnavailable, err)
 	}
-	if v.Type() != safejs.TypeString {
-		return "", false, nil // null: missing
+	if v.Type() != js.TypeString {
+		return "", false, nil
 	}
-	str, err := v.String()
-	if err != nil {
-		return "", false, wrap("getItem", store.ErrUnavailable, err)
-	}
-	return str, true, nil
+	return v.String(), true, nil
 }
 
 // Set implements store.Store.
@@ -71,7 +61,7 @@ func (s *SessionStorage) Set(key, value string) error {
 	if s.err != nil {
 		return s.err
 	}
-	if _, err := s.storage.Call("setItem", key, value); err != nil {
+	if _, err := try(func() js.Value { return s.storage.Call("setItem", key, value) }); err != nil {
 		kind := store.ErrUnavailable
 		if strings.Contains(strings.ToLower(err.Error()), "quota") {
 			kind = store.ErrQuota
@@ -86,7 +76,7 @@ func (s *SessionStorage) Delete(key string) error {
 	if s.err != nil {
 		return s.err
 	}
-	if _, err := s.storage.Call("removeItem", key); err != nil {
+	if _, err := try(func() js.Value { return s.storage.Call("removeItem", key) }); err != nil {
 		return wrap("removeItem", store.ErrUnavailable, err)
 	}
 	return nil

@@ -7,8 +7,6 @@ import (
 	"syscall/js"
 	"testing"
 
-	"github.com/hack-pad/safejs"
-
 	"github.com/gatewaycircuit/gatewaycircuit/internal/circuit"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/jsbridge"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/store"
@@ -18,7 +16,7 @@ import (
 // makeGlobal builds, in JS, an object shaped like a page's globalThis whose
 // sessionStorage behaves as body says. Node has no sessionStorage, so the
 // fake follows the Web Storage contract: strings in, strings or null out.
-func makeGlobal(t *testing.T, body string) safejs.Value {
+func makeGlobal(t *testing.T, body string) js.Value {
 	t.Helper()
 	fn := js.Global().Get("Function").New(`
 		class Storage {
@@ -30,7 +28,7 @@ func makeGlobal(t *testing.T, body string) safejs.Value {
 		const g = { Reflect };
 		` + body + `
 		return g;`)
-	return safejs.Safe(fn.Invoke())
+	return fn.Invoke()
 }
 
 const working = `g.sessionStorage = new Storage();`
@@ -96,7 +94,7 @@ func TestBreakerPersistsThroughSessionStorage(t *testing.T) {
 	b, _ := circuit.New(p, jsbridge.NewSessionStorage(g))
 	now := int64(1_700_000_000_000)
 	b.Observe(now, 503)
-	raw := safejs.Unsafe(g).Get("sessionStorage").Call("getItem", circuit.StorageKey)
+	raw := g.Get("sessionStorage").Call("getItem", circuit.StorageKey)
 	if raw.String() != `{"until":1700000120000,"httpStatus":503}` {
 		t.Fatalf("stored %q", raw.String())
 	}

@@ -124,7 +124,14 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment): Gate
       const d = r & 3;
       if (d === BLOCK) return Promise.resolve(openResponse());
       if (d === PASS) return nativeFetch(input, init);
-      if (d === ALLOW) return nativeFetch(input, init).then(observe);
+      if (d === ALLOW) {
+        // The caller gets fetch's own promise: no extra hop in its chain.
+        // This reaction was registered first, so the state is updated
+        // before the caller sees the response.
+        const p = nativeFetch(input, init);
+        p.then(observe, noop);
+        return p;
+      }
     }
     // The JS gate: loading, or the wasm is gone.
     if (!inScope(url, o.scope)) return nativeFetch(input, init);
@@ -219,6 +226,7 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment): Gate
     get error() {
       return lastError;
     },
+    diagnostics: () => ({ status, wasmMemoryBytes: engine?.memoryBytes() ?? 0, listeners: listeners.size }),
     fetchJSON,
     queryFn: (input, init) => ({ signal }) => fetchJSON(input, { ...init, signal }),
     retry: createRetry(o.tripStatuses),

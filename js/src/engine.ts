@@ -38,6 +38,8 @@ export interface Engine {
   until(): number;
   status(): number;
   message(): string;
+  /** Size of Go's linear memory, in bytes. */
+  memoryBytes(): number;
   /** Settles when the Go program stops; it should never. */
   readonly exited: Promise<void>;
 }
@@ -84,6 +86,7 @@ export async function loadEngine(wasmUrl: string, configText: string, fetchFn: t
     until: () => ex.gc_until(),
     status: () => ex.gc_status(),
     message,
+    memoryBytes: () => ex.mem.buffer.byteLength,
     exited,
   };
 }

@@ -12,6 +12,13 @@ export type Listener = (state: CircuitState | null) => void;
 /** loading: the JS gate runs, the wasm is starting. ready: the Go core decides. fallback: the wasm failed; the JS gate runs for good. */
 export type ModuleStatus = "loading" | "ready" | "fallback";
 
+export interface Diagnostics {
+  status: ModuleStatus;
+  /** Go's linear memory (0 when the wasm is not running). */
+  wasmMemoryBytes: number;
+  listeners: number;
+}
+
 export interface GatewayCircuit {
   /**
    * Same contract as fetch. While the circuit is armed, an in-scope request
@@ -35,6 +42,8 @@ export interface GatewayCircuit {
   readonly status: ModuleStatus;
   /** Why the wasm is not running, when status is "fallback". */
   readonly error: Error | null;
+  /** For dashboards and soak tests: what the module holds right now. */
+  diagnostics(): Diagnostics;
   /** fetch + JSON for TanStack's queryFn; throws GatewayHttpError for non-2xx. */
   fetchJSON(input: RequestInfo | URL, init?: RequestInit): Promise<unknown>;
   /** `queryFn: gatewayCircuit.queryFn("/api/me")`, passing TanStack's AbortSignal. */
