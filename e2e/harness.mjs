@@ -77,3 +77,49 @@ export async function settled(page, n) {
 }
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** A free TCP port on 127.0.0.1 (for servers that cannot report one they picked). */
+export async function freePort() {
+  const { createServer } = await import("node:net");
+  const srv = createServer();
+  srv.listen(0, "127.0.0.1");
+  await once(srv, "listening");
+  const { port } = srv.address();
+  srv.close();
+  await once(srv, "close");
+  return port;
+}
+
+/**
+ * `next start` for an app already built with `next build` (see
+ * demo/nextjs/nextjs.mk), on a free loopback port. `env` reaches the server
+ * (e.g. GATEWAY_URL).
+ */
+export async function startNext(appDir, env = {}) {
+  const port = await freePort();
+  const next = `${root}demo/nextjs/node_modules/next/dist/bin/next`;
+  const proc = spawn(process.execPath, [next, "start", "-H", "127.0.0.1", "-p", String(port)], {
+    cwd: appDir,
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", ...env },
+    stdio: ["ignore", "pipe", "inherit"],
+    detached: true, // its own process group: stop() ends any worker it starts, too
+  });
+  // Read every line (so its output never blocks it); "Ready in" means it listens.
+  const ready = new Promise((resolve) =>
+    createInterface({ input: proc.stdout }).on("line", (line) => /Ready in/.test(line) && resolve()),
+  );
+  await Promise.race([
+    ready,
+    once(proc, "exit").then(([code]) => {
+      throw new Error(`next start in ${appDir} exited with ${code}`);
+    }),
+  ]);
+  return {
+    url: `http://127.0.0.1:${port}`,
+    stop: async () => {
+      if (proc.exitCode !== null) return;
+      process.kill(-proc.pid, "SIGTERM");
+      await once(proc, "exit");
+    },
+  };
+}

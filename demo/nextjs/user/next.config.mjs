@@ -1,0 +1,3 @@
+import { portalConfig } from "@gatewaycircuit/portal-kit/next-config";
+
+export default portalConfig();
