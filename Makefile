@@ -90,3 +90,6 @@ bench: build build/bench/manifest.json chromium
 
 clean:
 	rm -rf dist build
+
+# Targets kept beside what they build (each file lists its own).
+-include e2e/reliability.mk
