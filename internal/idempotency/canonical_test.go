@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/gatewaycircuit/gatewaycircuit/internal/idempotency"
@@ -274,4 +275,30 @@ func FuzzCanonical(f *testing.F) {
 		}
 		sameValue(t, body, canon)
 	})
+}
+
+// TestCanonicalLargeObject is the regression test for a quadratic key sort:
+// a 1 MiB object of ~100 000 keys, with repeats, took 30 s.
+func TestCanonicalLargeObject(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("{")
+	n := 0
+	for ; b.Len() < idempotency.DefaultMaxBodyBytes-32; n++ {
+		if n > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString(`"` + strconv.Itoa(n*7919%50021) + `":` + strconv.Itoa(n))
+	}
+	b.WriteString("}")
+	start := time.Now()
+	canon, isJSON, err := idempotency.Canonical([]byte(b.String()), idempotency.Limits{})
+	elapsed := time.Since(start)
+	if err != nil || !isJSON {
+		t.Fatalf("%v, %v", isJSON, err)
+	}
+	if elapsed > 5*time.Second {
+		t.Fatalf("%d keys took %v", n, elapsed)
+	}
+	sameValue(t, []byte(b.String()), canon)
+	t.Logf("%d keys, %d bytes: %v", n, b.Len(), elapsed)
 }

@@ -220,8 +220,13 @@ func (s *Service) Idempotent(operation string, h Handler) http.Handler {
 			return
 		}
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, int64(s.opts.MaxBodyBytes)))
-		if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
 			problem(w, http.StatusRequestEntityTooLarge, "body too large", err.Error())
+			return
+		}
+		if err != nil {
+			problem(w, http.StatusBadRequest, "body unreadable", err.Error())
 			return
 		}
 		fp, err := fingerprint(body, s.opts.MaxBodyBytes)

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -188,6 +189,17 @@ func TestMissingOrMalformedKeyIs400(t *testing.T) {
 	s.ServeHTTP(w, r)
 	wantStatus(t, w, http.StatusBadRequest, false)
 	wantOrders(t, s, 0)
+}
+
+func TestOversizedBodyIs413(t *testing.T) {
+	c := &clock{t: time.UnixMilli(1_700_000_000_000)}
+	s, err := New(t.TempDir(), Options{Now: c.Now, MaxBodyBytes: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	wantStatus(t, post(s, "alice", keyA, `{"item":"`+strings.Repeat("t", 64)+`","qty":1}`), http.StatusRequestEntityTooLarge, false)
+	wantStatus(t, post(s, "alice", keyA, tea), http.StatusCreated, false) // the key was not taken
 }
 
 func TestAFinal4xxIsRecordedAndReplayed(t *testing.T) {
