@@ -271,11 +271,11 @@ func TestAdminEndpoints(t *testing.T) {
 	if get.Body.String() != `{"orders":1,"keys":1}` {
 		t.Fatalf("counts = %s", get.Body)
 	}
-	for path, body := range map[string]string{"/__admin/orders/delay": `{"delayMs":5}`, "/__admin/orders/reset": ``} {
+	for _, c := range []struct{ path, body string }{{"/__admin/orders/delay", `{"delayMs":5}`}, {"/__admin/orders/reset", ``}} {
 		w := httptest.NewRecorder()
-		mux.ServeHTTP(w, httptest.NewRequest(http.MethodPost, path, bytes.NewBufferString(body)))
+		mux.ServeHTTP(w, httptest.NewRequest(http.MethodPost, c.path, bytes.NewBufferString(c.body)))
 		if w.Code >= 300 {
-			t.Fatalf("POST %s = %d %s", path, w.Code, w.Body)
+			t.Fatalf("POST %s = %d %s", c.path, w.Code, w.Body)
 		}
 	}
 	wantOrders(t, s, 0)
