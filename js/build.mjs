@@ -4,10 +4,10 @@
 //   dist/index.js    browser ESM entry: the script tag's window.gatewayCircuit
 //   dist/server.js   react-server / node / default: a pass-through, never touches window
 //   dist/head.js     the inline <head> marker script and the hashed asset names
-//   dist/static/     gateway-circuit.<hash>.js and .wasm (one hash over both files)
+//   dist/static/     the content-hashed gateway-circuit.<hash>.js and .wasm named by
+//                    ../dist/manifest.json (tools/pack-dist.mjs hashes them; not again here)
 //   dist/types/      declarations (tsc)
 
-import { createHash } from "node:crypto";
 import { execFileSync } from "node:child_process";
 import { copyFileSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -19,17 +19,13 @@ const root = join(here, "..");
 const out = join(here, "dist");
 const built = (f) => join(root, "dist", f);
 
-const script = readFileSync(built("gateway-circuit.js"));
-const wasm = readFileSync(built("gateway-circuit.wasm"));
-// One hash over both: they are deployed together, and the script's default
-// data-wasm (its own URL with .js -> .wasm) then finds the right wasm.
-const hash = createHash("sha256").update(script).update(wasm).digest("hex").slice(0, 10);
-const assets = { script: `gateway-circuit.${hash}.js`, wasm: `gateway-circuit.${hash}.wasm` };
+const manifest = JSON.parse(readFileSync(built("manifest.json"), "utf8"));
+const assets = { script: manifest["gateway-circuit.js"], wasm: manifest["gateway-circuit.wasm"] };
+if (!assets.script || !assets.wasm) throw new Error(`dist/manifest.json names no hashed gateway-circuit.js/.wasm: ${JSON.stringify(manifest)}`);
 
 rmSync(out, { recursive: true, force: true });
 mkdirSync(join(out, "static"), { recursive: true });
-copyFileSync(built("gateway-circuit.js"), join(out, "static", assets.script));
-copyFileSync(built("gateway-circuit.wasm"), join(out, "static", assets.wasm));
+for (const f of Object.values(assets)) copyFileSync(built(f), join(out, "static", f));
 
 const common = { bundle: true, format: "esm", target: "es2020", logLevel: "warning", legalComments: "none" };
 const marker = await build({

@@ -18,8 +18,9 @@ declare const GATEWAY_CIRCUIT_ASSETS: { script: string; wasm: string };
 export const markArmedScript: string = typeof GATEWAY_CIRCUIT_MARKER === "string" ? GATEWAY_CIRCUIT_MARKER : "";
 
 /**
- * File names (no directory) of the script-tag build under a content hash of
- * both files, e.g. `gateway-circuit.3f9c0a1b2c.js` and `.wasm`. The files are
+ * File names (no directory) of the script-tag build under content hashes,
+ * e.g. `gateway-circuit.ff7c5094a7af.js` and `gateway-circuit.ef29586f126a.wasm`
+ * (different hashes: pass the wasm's name in data-wasm). The files are
  * in the package's `dist/static/`; `gateway-circuit-assets <dir>` copies them.
  * Serve them with `Cache-Control: public, max-age=31536000, immutable` and the
  * wasm as `application/wasm`.
