@@ -11,7 +11,7 @@ import { execFile } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import { promisify } from "node:util";
 import { after, before, beforeEach, describe, test } from "node:test";
-import { launchBrowser, startGateway, startNext, watchedPage } from "./harness.mjs";
+import { freePort, launchBrowser, startGateway, startNext, watchedPage } from "./harness.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
 const workspace = `${root}demo/nextjs/`;
@@ -210,6 +210,25 @@ describe("twin Next.js portals in Chromium", { skip }, () => {
     assert.deepEqual(await csp(page), []);
     assert.deepEqual(problems, []);
     await context.close();
+  });
+
+  test("an unreachable gateway is answered 502 by the portal's /api proxy, and that arms the circuit", async () => {
+    const closed = await freePort(); // nothing listens there
+    const lonely = await startNext(`${workspace}user`, { GATEWAY_URL: `http://127.0.0.1:${closed}` });
+    try {
+      const res = await fetch(`${lonely.url}/api/user/me`);
+      assert.equal(res.status, 502);
+      const context = await browser.newContext();
+      const { page, problems } = await watchedPage(context);
+      await page.goto(lonely.url + "/");
+      await settled(page);
+      await page.waitForFunction(() => document.documentElement.dataset.gatewayCircuit === "armed", null, { timeout: 10_000 });
+      assert.equal(await page.textContent('[data-testid="overlay-status"]'), "502");
+      assert.deepEqual(problems, []);
+      await context.close();
+    } finally {
+      await lonely.stop();
+    }
   });
 
   test("the package imports in Node and under react-server without touching window", async () => {

@@ -1,11 +1,13 @@
 // The portals' proxy (Next 16's name for middleware), for two jobs:
 //
-// - /api/*: forwarded to the gateway, read from GATEWAY_URL when the server
-//   starts, not when it is built (next.config rewrites are frozen into the
-//   build), so one build runs against any gateway. Same origin for the
-//   browser: no CORS preflights (which the circuit could not hold back), no
-//   Access-Control-Expose-Headers for Retry-After, connect-src 'self'. In
-//   production an ingress in front of both portals usually does this.
+// - /api/*: forwarded to the gateway named by GATEWAY_URL at run time, not at
+//   build time (next.config rewrites are frozen into the build), so one build
+//   runs against any gateway. Same origin for the browser: no CORS preflights
+//   (which the circuit could not hold back), no Access-Control-Expose-Headers
+//   for Retry-After, connect-src 'self'. An unreachable gateway is answered
+//   with 502, as a reverse proxy does (a plain Next rewrite answers 500, which
+//   is the app's status and would never arm the circuit). In production an
+//   ingress in front of both portals usually does this job.
 // - every page: a fresh nonce and a strict Content-Security-Policy. Next
 //   reads the nonce from the request's CSP header and puts it on its own
 //   scripts; the layout reads x-nonce for the inline marker and next/script.
@@ -34,9 +36,34 @@ export function contentSecurityPolicy(nonce: string): string {
   ].join("; ");
 }
 
-export function proxy(request: NextRequest) {
+// Hop-by-hop, or no longer true once fetch has decoded the body.
+const DROPPED = ["connection", "keep-alive", "transfer-encoding", "content-encoding", "content-length", "host"];
+
+async function forward(request: NextRequest): Promise<Response> {
   const { pathname, search } = request.nextUrl;
-  if (pathname.startsWith("/api/")) return NextResponse.rewrite(new URL(pathname + search, gateway()));
+  const headers = new Headers(request.headers);
+  for (const h of DROPPED) headers.delete(h);
+  const hasBody = request.method !== "GET" && request.method !== "HEAD";
+  let res: Response;
+  try {
+    res = await fetch(new URL(pathname + search, gateway()), {
+      method: request.method,
+      headers,
+      body: hasBody ? request.body : undefined,
+      redirect: "manual",
+      signal: request.signal,
+      ...(hasBody ? { duplex: "half" } : {}),
+    } as RequestInit);
+  } catch {
+    return new Response(null, { status: 502, statusText: "Bad Gateway", headers: { "cache-control": "no-store" } });
+  }
+  const out = new Headers(res.headers);
+  for (const h of DROPPED) out.delete(h);
+  return new Response(res.body, { status: res.status, statusText: res.statusText, headers: out });
+}
+
+export function proxy(request: NextRequest) {
+  if (request.nextUrl.pathname.startsWith("/api/")) return forward(request);
 
   const nonce = btoa(crypto.randomUUID());
   const csp = contentSecurityPolicy(nonce);
