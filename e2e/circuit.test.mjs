@@ -159,9 +159,9 @@ describe("the gateway circuit in Chromium", () => {
       await settled(page, 1);
       assert.equal(await circuit(page), "closed");
       assert.equal(await stored(page), null);
-      // gatewayCircuit.retry retries a 500 three times, as TanStack's default would; never a 4xx.
-      const attempts = status === 500 ? 4 : 1;
-      assert.equal(await gw.count("/api/"), 2 * attempts, "both loads reached the gateway");
+      // gatewayCircuit.retry would retry a 500, but the negative cache answers
+      // those retries for 5 s without the network; a 4xx is never retried.
+      assert.equal(await gw.count("/api/"), 2, "each load reached the gateway once");
       assert.deepEqual(problems, []);
       await context.close();
     });

@@ -1,41 +1,48 @@
 //go:build js && wasm
 
-// Command wasm is the gatewaycircuit module: it wires the circuit core to the
-// JS glue in js/src/engine.ts. Per request, JS calls the numeric exports
-// below; strings (URLs, config) are written by JS into buf, in Go memory.
-// Nothing here holds a JS object per request.
+// Command wasm is the gatewaycircuit module: it wires the policy core
+// (internal/guard) to the JS glue in js/src/engine.ts. Per request, JS calls
+// the numeric exports below: strings (method, URL, headers, config) are
+// written by JS into buf, in Go memory, and multi-valued answers come back
+// through out. Nothing here holds a JS object per request.
 package main
 
 import (
+	"strings"
 	"syscall/js"
 	"unsafe"
 
-	"github.com/gatewaycircuit/gatewaycircuit/internal/circuit"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/guard"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/jsbridge"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/metrics"
 )
 
-// The flags returned by the decision exports; js/src/engine.ts mirrors them.
+// Flags in the results of the exports; js/src/engine.ts mirrors them.
 const (
-	flagPass    = 0 // out of scope
-	flagAllow   = 1 // in scope, closed: send, then observe
-	flagBlock   = 2 // in scope, armed: synthetic 503
-	flagChanged = 4 // the state changed during the call: read it and notify
+	flagArmed    = 1  // gc_configure, gc_read: the circuit is armed
+	flagRetry    = 1  // gc_finish: send again after out[0] ms
+	flagWantBody = 2  // gc_finish: keep a copy of the body (gc_store)
+	flagServe    = 4  // gc_finish: answer with the stale copy in out[4:7]
+	flagChanged  = 16 // the circuit's state changed: read it and notify
 )
 
 // Return codes of gc_configure and gc_arm.
 const (
-	codeOK         = 0
 	codeBadConfig  = -1 // message in buf
 	codeBadArm     = -2 // message in buf
 	codeNotStarted = -3
 )
 
 var (
-	buf     [8192]byte // JS writes strings here (pointer: gc_buf) and reads messages back
-	storage *jsbridge.SessionStorage
-	breaker *circuit.Breaker
-	// messageLen is the length of the last error message written to buf.
-	messageLen int32
+	buf [8192]byte // JS writes strings here (gc_buf) and reads messages back
+	// out carries multi-valued answers to JS (gc_out): for gc_begin
+	// [ticket, flight, until, status, copyID, copyAgeMs, copyStoredAtMs, probe],
+	// for gc_finish [waitMs, -, -, -, copyID, copyAgeMs, copyStoredAtMs].
+	out        [8]float64
+	storage    *jsbridge.SessionStorage
+	g          *guard.Guard
+	messageLen int32    // length of the last error message written to buf
+	dropped    []uint32 // stale copies JS has yet to release (gc_dropped)
 )
 
 func main() {
@@ -49,51 +56,130 @@ func gcBuf() int32 { return int32(uintptr(unsafe.Pointer(&buf[0]))) }
 //go:wasmexport gc_buf_cap
 func gcBufCap() int32 { return int32(len(buf)) }
 
-// gc_configure reads the policy (circuit.ParseConfig format) from buf[:n],
-// restores the stored circuit at nowMs and returns flagChanged, with
-// flagBlock when it is armed, or codeBadConfig with the message in buf.
+//go:wasmexport gc_out
+func gcOut() int32 { return int32(uintptr(unsafe.Pointer(&out[0]))) }
+
+// gc_configure reads the configuration (guard.ParseConfig) from buf[:n],
+// restores the stored circuit at nowMs and returns flagChanged (with
+// flagArmed when armed), or codeBadConfig with the message in buf.
 //
 //go:wasmexport gc_configure
 func gcConfigure(nowMs float64, n int32) int32 {
-	p, err := circuit.ParseConfig(string(buf[:clamp(n)]))
+	p, err := guard.ParseConfig(text(n))
+	if err == nil {
+		g, err = guard.New(p, storage)
+	}
 	if err != nil {
+		g = nil
 		return message(codeBadConfig, err)
 	}
-	breaker, _ = circuit.New(p, storage) // p is validated
-	s := breaker.Load(int64(nowMs))
-	if s.Armed(int64(nowMs)) {
-		return flagChanged | flagBlock
+	if g.Load(int64(nowMs)).Armed(int64(nowMs)) {
+		return flagChanged | flagArmed
 	}
 	return flagChanged
 }
 
-//go:wasmexport gc_decide
-func gcDecide(nowMs float64, n int32) int32 {
-	if breaker == nil {
-		return flagPass
+// gc_begin decides for the request written to buf[:n] as
+// "METHOD\nURL\nheader: value\n…"; it returns the guard.Kind (out holds the
+// rest), with flagChanged when the circuit's state changed.
+//
+//go:wasmexport gc_begin
+func gcBegin(nowMs float64, n int32) int32 {
+	if g == nil {
+		return int32(guard.Pass)
 	}
-	v := breaker.Version()
-	d := breaker.Decide(int64(nowMs), unsafe.String(&buf[0], clamp(n)))
-	return int32(d) | changed(v)
+	method, rest, _ := strings.Cut(text(n), "\n")
+	url, headers, _ := strings.Cut(rest, "\n")
+	v := g.Breaker().Version()
+	a := g.Begin(int64(nowMs), method, url, headers)
+	out = [8]float64{float64(a.Ticket), float64(a.Flight), float64(a.UntilMs), float64(a.Status),
+		float64(a.Copy.ID), float64(a.Copy.AgeMs), float64(a.Copy.StoredAtMs), float64(a.Probe)}
+	return int32(a.Kind) | changed(v)
 }
 
-//go:wasmexport gc_observe
-func gcObserve(nowMs float64, status int32) int32 {
-	if breaker == nil {
+// gc_finish takes the answer of ticket: its status (0 = fetch failed) and,
+// in buf[:n], "Retry-After\nCache-Control".
+//
+//go:wasmexport gc_finish
+func gcFinish(nowMs float64, ticket float64, status int32, n int32) int32 {
+	if g == nil {
 		return 0
 	}
-	v := breaker.Version()
-	breaker.Observe(int64(nowMs), int(status))
+	retryAfter, cacheControl, _ := strings.Cut(text(n), "\n")
+	v := g.Breaker().Version()
+	o := g.Finish(int64(nowMs), uint32(ticket), int(status), retryAfter, cacheControl)
+	out = [8]float64{float64(o.WaitMs), 0, 0, 0, float64(o.Copy.ID), float64(o.Copy.AgeMs), float64(o.Copy.StoredAtMs), 0}
+	r := changed(v)
+	if o.Retry {
+		r |= flagRetry
+	}
+	if o.WantBody {
+		r |= flagWantBody
+	}
+	if o.Serve {
+		r |= flagServe
+	}
+	return r
+}
+
+// gc_observe takes the answer of a request sent before the wasm was ready:
+// buf[:n] is "METHOD\nURL\nRetry-After". Returns flagChanged when the
+// circuit's state changed.
+//
+//go:wasmexport gc_observe
+func gcObserve(nowMs float64, status int32, n int32) int32 {
+	if g == nil {
+		return 0
+	}
+	method, rest, _ := strings.Cut(text(n), "\n")
+	url, retryAfter, _ := strings.Cut(rest, "\n")
+	v := g.Breaker().Version()
+	g.Observe(int64(nowMs), method, url, "", int(status), retryAfter)
 	return changed(v)
 }
 
+// gc_store keeps a body of the given size as the ticket's stale copy and
+// returns the copy's id (0: not kept). Then call gc_dropped until it is 0.
+//
+//go:wasmexport gc_store
+func gcStore(nowMs float64, ticket float64, bytes float64) float64 {
+	if g == nil {
+		return 0
+	}
+	id := g.Store(int64(nowMs), uint32(ticket), int64(bytes))
+	dropped = append(dropped, g.Dropped()...)
+	return float64(id)
+}
+
+// gc_dropped returns the next stale copy whose body JS must release, or 0.
+//
+//go:wasmexport gc_dropped
+func gcDropped() float64 {
+	if len(dropped) == 0 {
+		return 0
+	}
+	id := dropped[len(dropped)-1]
+	dropped = dropped[:len(dropped)-1]
+	return float64(id)
+}
+
+// gc_abort: the caller of ticket aborted; 1 = abort the network request.
+//
+//go:wasmexport gc_abort
+func gcAbort(ticket float64) int32 { return boolInt(g != nil && g.Abort(uint32(ticket))) }
+
+// gc_leave: a caller who joined flight aborted; 1 = abort the network request.
+//
+//go:wasmexport gc_leave
+func gcLeave(flight float64) int32 { return boolInt(g != nil && g.Leave(uint32(flight))) }
+
 //go:wasmexport gc_arm
 func gcArm(nowMs float64, status int32, ttlMs float64) int32 {
-	if breaker == nil {
+	if g == nil {
 		return codeNotStarted
 	}
-	v := breaker.Version()
-	if _, err := breaker.Arm(int64(nowMs), int(status), int64(ttlMs)); err != nil {
+	v := g.Breaker().Version()
+	if _, err := g.Arm(int64(nowMs), int(status), int64(ttlMs)); err != nil {
 		return message(codeBadArm, err)
 	}
 	return changed(v)
@@ -101,26 +187,26 @@ func gcArm(nowMs float64, status int32, ttlMs float64) int32 {
 
 //go:wasmexport gc_clear
 func gcClear() int32 {
-	if breaker == nil {
+	if g == nil {
 		return 0
 	}
-	v := breaker.Version()
-	breaker.Clear()
+	v := g.Breaker().Version()
+	g.Clear()
 	return changed(v)
 }
 
-// gc_read expires the circuit if its time is up; flagBlock means armed.
+// gc_read expires the circuit if its time is up; flagArmed means armed.
 //
 //go:wasmexport gc_read
 func gcRead(nowMs float64) int32 {
-	if breaker == nil {
+	if g == nil {
 		return 0
 	}
-	v := breaker.Version()
-	_, armed := breaker.Read(int64(nowMs))
+	v := g.Breaker().Version()
+	_, armed := g.Breaker().Read(int64(nowMs))
 	r := changed(v)
 	if armed {
-		r |= flagBlock
+		r |= flagArmed
 	}
 	return r
 }
@@ -129,35 +215,56 @@ func gcRead(nowMs float64) int32 {
 //
 //go:wasmexport gc_until
 func gcUntil() float64 {
-	if breaker == nil {
+	if g == nil {
 		return 0
 	}
-	return float64(breaker.State().Until)
+	return float64(g.Breaker().State().Until)
 }
 
 //go:wasmexport gc_status
 func gcStatus() int32 {
-	if breaker == nil {
+	if g == nil {
 		return 0
 	}
-	return int32(breaker.State().HTTPStatus)
+	return int32(g.Breaker().State().HTTPStatus)
+}
+
+// gc_metric reads counter i (metrics.Counter order).
+//
+//go:wasmexport gc_metric
+func gcMetric(i int32) float64 {
+	if g == nil {
+		return 0
+	}
+	return float64(g.Metrics().Get(metrics.Counter(i)))
+}
+
+// gc_message_len is the length in buf of the message of the last failed call.
+//
+//go:wasmexport gc_message_len
+func gcMessageLen() int32 { return messageLen }
+
+// text copies buf[:n]: the guard keeps some of it (keys, services) beyond
+// the call, and buf is overwritten by the next one.
+func text(n int32) string {
+	if n < 0 {
+		n = 0
+	}
+	return string(buf[:min(int(n), len(buf))])
 }
 
 func changed(before uint32) int32 {
-	if breaker.Version() != before {
+	if g.Breaker().Version() != before {
 		return flagChanged
 	}
 	return 0
 }
 
-func clamp(n int32) int {
-	if n < 0 {
-		return 0
+func boolInt(b bool) int32 {
+	if b {
+		return 1
 	}
-	if int(n) > len(buf) {
-		return len(buf)
-	}
-	return int(n)
+	return 0
 }
 
 // message writes err into buf for gc_message_len and returns code.
@@ -165,8 +272,3 @@ func message(code int32, err error) int32 {
 	messageLen = int32(copy(buf[:], err.Error()))
 	return code
 }
-
-// gc_message_len is the length in buf of the message of the last failed call.
-//
-//go:wasmexport gc_message_len
-func gcMessageLen() int32 { return messageLen }

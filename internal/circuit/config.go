@@ -18,6 +18,23 @@ import (
 // key. The result is defaulted and validated.
 func ParseConfig(text string) (Policy, error) {
 	var p Policy
+	err := EachSetting(text, func(key, value string) error {
+		known, err := p.SetConfig(key, value)
+		if !known {
+			return &PolicyError{Field: key, Reason: "unknown setting"}
+		}
+		return err
+	})
+	if err != nil {
+		return Policy{}, err
+	}
+	p = p.WithDefaults()
+	return p, p.Validate()
+}
+
+// EachSetting calls f with each "key=value" line of text, skipping blank
+// lines, and stops at the first error.
+func EachSetting(text string, f func(key, value string) error) error {
 	for _, line := range strings.Split(text, "\n") {
 		line = strings.TrimSpace(line)
 		if line == "" {
@@ -25,30 +42,35 @@ func ParseConfig(text string) (Policy, error) {
 		}
 		key, value, ok := strings.Cut(line, "=")
 		if !ok {
-			return Policy{}, &PolicyError{Field: line, Reason: "expected key=value"}
+			return &PolicyError{Field: line, Reason: "expected key=value"}
 		}
-		var err error
-		switch key {
-		case "ttlMs":
-			p.TTLMs, err = parseMs(key, value)
-		case "maxTtlMs":
-			p.MaxTTLMs, err = parseMs(key, value)
-		case "tripStatuses":
-			p.TripStatuses, err = parseStatuses(value)
-		case "scope":
-			p.Scope = append(p.Scope, value)
-		default:
-			err = &PolicyError{Field: key, Reason: "unknown setting"}
-		}
-		if err != nil {
-			return Policy{}, err
+		if err := f(key, value); err != nil {
+			return err
 		}
 	}
-	p = p.WithDefaults()
-	return p, p.Validate()
+	return nil
 }
 
-func parseMs(key, value string) (int64, error) {
+// SetConfig applies one setting of the ParseConfig format to p. known is
+// false for a key that is not the circuit's (another policy may take it).
+func (p *Policy) SetConfig(key, value string) (known bool, err error) {
+	switch key {
+	case "ttlMs":
+		p.TTLMs, err = ParseMs(key, value)
+	case "maxTtlMs":
+		p.MaxTTLMs, err = ParseMs(key, value)
+	case "tripStatuses":
+		p.TripStatuses, err = parseStatuses(value)
+	case "scope":
+		p.Scope = append(p.Scope, value)
+	default:
+		return false, nil
+	}
+	return true, err
+}
+
+// ParseMs reads a positive whole number of milliseconds for setting key.
+func ParseMs(key, value string) (int64, error) {
 	n, err := strconv.ParseInt(value, 10, 64)
 	if err != nil || n <= 0 {
 		return 0, &PolicyError{Field: key, Reason: strconv.Quote(value) + " is not a positive whole number of milliseconds"}

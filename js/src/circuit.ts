@@ -3,12 +3,14 @@
 // Until the wasm is ready (100-300 ms after the script runs, and apps fire
 // queries before that), and for good if it fails to load or dies, a small JS
 // gate honours the stored circuit: in-scope requests are refused while it is
-// armed. Everything else, arming on a trip status included, is the Go core's.
+// armed. Everything else is the Go core's (internal/guard); this file only
+// carries out its decisions with the JS objects: fetch, Promises, Responses,
+// AbortSignals, timers, and the bodies of stale copies.
 
 import { type ResolvedOptions, configText } from "./config.js";
-import { ALLOW, BLOCK, CHANGED, type Engine, PASS, loadEngine } from "./engine.js";
+import { ARMED, CHANGED, type Engine, Kind, RETRY, SERVE, WANT_BODY, loadEngine } from "./engine.js";
 import { isCircuitOpenError, isGatewayError } from "./errors.js";
-import { createFetchJSON, createRetry, OPEN_HEADER } from "./query.js";
+import { createFetchJSON, createRetry, MARKER_HEADER } from "./query.js";
 import { inScope, requestUrl } from "./scope.js";
 import {
   type CircuitState,
@@ -19,7 +21,7 @@ import {
   toPayload,
   writeRaw,
 } from "./storage.js";
-import type { GatewayCircuit, Listener, ModuleStatus } from "./types.js";
+import type { GatewayCircuit, Listener, Metrics, ModuleStatus } from "./types.js";
 
 export interface Environment {
   /** The fetch to guard; captured once, so patching window.fetch later cannot loop. */
@@ -28,6 +30,38 @@ export interface Environment {
   /** The base URL relative request URLs resolve against (document.baseURI). */
   baseUrl: () => string;
   now?: () => number;
+}
+
+/** The counters of internal/metrics, in their order. */
+const METRICS = [
+  "network",
+  "shortCircuited",
+  "coalesced",
+  "negativeHits",
+  "staleServed",
+  "probes",
+  "retries",
+  "cooledDown",
+  "emptyReused",
+  "evicted",
+] as const;
+
+/** A kept stale copy: the body and what to rebuild the Response with. */
+interface Copy {
+  body: ArrayBuffer;
+  status: number;
+  statusText: string;
+  headers: [string, string][];
+}
+
+interface Joiner {
+  resolve(r: Response): void;
+  reject(e: unknown): void;
+}
+
+interface Flight {
+  joiners: Joiner[];
+  controller: AbortController | null;
 }
 
 const noop = () => {};
@@ -39,11 +73,36 @@ function report(e: unknown) {
   });
 }
 
+function signalOf(input: RequestInfo | URL, init?: RequestInit): AbortSignal | undefined {
+  return init?.signal ?? (typeof Request !== "undefined" && input instanceof Request ? input.signal : undefined);
+}
+
+function methodOf(input: RequestInfo | URL, init?: RequestInit): string {
+  const m = init?.method ?? (typeof Request !== "undefined" && input instanceof Request ? input.method : "GET");
+  return m.toUpperCase();
+}
+
+/** The request headers as "name: value" lines: they vary the coalescing key. */
+function headerBlock(input: RequestInfo | URL, init?: RequestInit): string {
+  const h = init?.headers ?? (typeof Request !== "undefined" && input instanceof Request ? input.headers : undefined);
+  let s = init?.credentials ? `:credentials: ${init.credentials}\n` : "";
+  if (!h) return s;
+  for (const [k, v] of new Headers(h)) s += `${k}: ${v}\n`;
+  return s;
+}
+
+function abortError(signal: AbortSignal): unknown {
+  return signal.reason ?? new DOMException("The operation was aborted.", "AbortError");
+}
+
 export function createGatewayCircuit(o: ResolvedOptions, env: Environment): GatewayCircuit {
   const nativeFetch = env.fetch;
   const storage = env.storage;
   const now = env.now ?? Date.now;
   const listeners = new Set<Listener>();
+  const flights = new Map<number, Flight>();
+  const probeWaiters = new Map<number, (() => void)[]>();
+  const copies = new Map<number, Copy>();
   let engine: Engine | null = null;
   let status: ModuleStatus = "loading";
   let lastError: Error | null = null;
@@ -84,53 +143,83 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment): Gate
     engine = null;
     status = "fallback";
     lastError = err instanceof Error ? err : new Error(String(err));
-    console.warn(`[gatewaycircuit] the wasm is not running (${lastError.message}); the stored circuit is still honoured, but responses no longer arm it`);
+    console.warn(
+      `[gatewaycircuit] the wasm is not running (${lastError.message}); the stored circuit is still honoured, but responses no longer arm it`,
+    );
+    // Whoever waits on the Go side's decisions goes again, through the JS gate.
+    for (const id of [...probeWaiters.keys()]) releaseProbe(id);
   }
 
   /** Calls into Go; null when the Go side is gone (the caller falls back). */
-  function call(f: (e: Engine) => number): number | null {
+  function call<T>(f: (e: Engine) => T): T | null {
     const e = engine;
     if (!e) return null;
     try {
-      const r = f(e);
-      if (r >= 0 && r & CHANGED) syncFromEngine(e);
-      return r;
+      return f(e);
     } catch (err) {
       die(err);
       return null;
     }
   }
 
-  function observe(res: Response): Response {
-    call((e) => e.observe(now(), res.status));
-    return res;
+  function sync(changed: boolean) {
+    if (changed && engine) call(syncFromEngine);
+  }
+
+  /** The synthetic answer: the marker says which policy answered. */
+  function synthetic(marker: "open" | "cooldown" | "negative", until: number, httpStatus: number): Response {
+    const retryAfter = Math.max(1, Math.ceil((until - now()) / 1000));
+    const error = { open: "gateway_circuit_open", cooldown: "gateway_cooldown", negative: "gateway_negative_cache" }[marker];
+    return new Response(`{"error":"${error}","httpStatus":${httpStatus},"until":${until}}`, {
+      status: 503,
+      statusText: "Service Unavailable",
+      headers: { "content-type": "application/json", [MARKER_HEADER]: marker, "retry-after": String(retryAfter) },
+    });
   }
 
   function openResponse(): Response {
     const s = state ?? { until: now(), httpStatus: 503 };
-    const retryAfter = Math.max(1, Math.ceil((s.until - now()) / 1000));
-    return new Response(`{"error":"gateway_circuit_open","httpStatus":${s.httpStatus},"until":${s.until}}`, {
-      status: 503,
-      statusText: "Service Unavailable",
-      headers: { "content-type": "application/json", [OPEN_HEADER]: "open", "retry-after": String(retryAfter) },
-    });
+    return synthetic("open", s.until, s.httpStatus);
+  }
+
+  /** A kept copy, saying that it is stale and how old. */
+  function staleResponse(id: number, ageMs: number, storedAtMs: number): Response | null {
+    const c = copies.get(id);
+    if (!c) return null;
+    const headers = new Headers(c.headers);
+    headers.set("age", String(Math.floor(ageMs / 1000)));
+    headers.set(MARKER_HEADER, "stale");
+    headers.set("x-gateway-collected-at", new Date(storedAtMs).toISOString());
+    return new Response(c.body.slice(0), { status: c.status, statusText: c.statusText, headers });
   }
 
   function guardedFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
     const url = requestUrl(input, env.baseUrl());
     if (url === null) return nativeFetch(input, init); // fetch rejects it with its own TypeError
-    const r = call((e) => e.decide(now(), url));
-    if (r !== null) {
-      const d = r & 3;
-      if (d === BLOCK) return Promise.resolve(openResponse());
-      if (d === PASS) return nativeFetch(input, init);
-      if (d === ALLOW) {
-        // The caller gets fetch's own promise: no extra hop in its chain.
-        // This reaction was registered first, so the state is updated
-        // before the caller sees the response.
-        const p = nativeFetch(input, init);
-        p.then(observe, noop);
-        return p;
+    if (engine) {
+      const a = call((e) => e.begin(now(), methodOf(input, init), url, headerBlock(input, init)));
+      if (a !== null) {
+        sync(a.changed);
+        switch (a.kind) {
+          case Kind.Pass:
+            return nativeFetch(input, init);
+          case Kind.Send:
+            return send(a.ticket, a.flight, a.probe, input, init);
+          case Kind.Join:
+            return join(a.flight, input, init);
+          case Kind.Wait:
+            return waitForProbe(a.flight, input, init);
+          case Kind.Open:
+            return Promise.resolve(a.status ? synthetic("open", a.until, a.status) : openResponse());
+          case Kind.Cooling:
+            return Promise.resolve(synthetic("cooldown", a.until, 429));
+          case Kind.Negative:
+            return Promise.resolve(synthetic("negative", a.until, a.status));
+          case Kind.Stale:
+            return Promise.resolve(
+              staleResponse(a.copyId, a.ageMs, a.storedAtMs) ?? synthetic("open", a.until || now(), a.status || 503),
+            );
+        }
       }
     }
     // The JS gate: loading, or the wasm is gone.
@@ -138,13 +227,169 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment): Gate
     if (state && now() < state.until) return Promise.resolve(openResponse());
     if (state) read();
     const p = nativeFetch(input, init);
-    // Observe once Go runs, without making the caller wait for it.
-    if (status === "loading") p.then((res) => ready.then(() => observe(res), noop), noop);
+    // Once Go runs, it learns how this went, without making the caller wait.
+    if (status === "loading") {
+      const method = methodOf(input, init);
+      const late = (st: number, ra: string) => () =>
+        sync(call((e) => e.observe(now(), method, url, st, ra)) ?? false);
+      p.then(
+        (res) => ready.then(late(res.status, res.headers.get("retry-after") ?? ""), noop),
+        () => ready.then(late(0, ""), noop),
+      );
+    }
     return p;
   }
 
+  /** Reports an answer to Go and applies its outcome; returns the flags. */
+  function finish(ticket: number, res: Response | null) {
+    const st = res ? res.status : 0;
+    const ra = res && (st === 429 || st === 503) ? (res.headers.get("retry-after") ?? "") : "";
+    const cc = res && o.stale && res.ok ? (res.headers.get("cache-control") ?? "") : "";
+    const out = call((e) => e.finish(now(), ticket, st, ra, cc));
+    if (!out) return null;
+    sync((out.flags & CHANGED) !== 0);
+    if (res && out.flags & WANT_BODY) keep(ticket, res.clone());
+    return out;
+  }
+
+  /** Keeps the body of a good answer as its key's stale copy. */
+  function keep(ticket: number, res: Response) {
+    res.arrayBuffer().then((body) => {
+      const id = call((e) => e.store(now(), ticket, body.byteLength));
+      if (id) copies.set(id, { body, status: res.status, statusText: res.statusText, headers: [...res.headers] });
+      for (const d of call((e) => e.dropped()) ?? []) copies.delete(d);
+    }, noop);
+  }
+
+  /** Sends to the network for ticket, with retry, stale fallback and joiners. */
+  function send(ticket: number, flightId: number, probeId: number, input: RequestInfo | URL, init?: RequestInit) {
+    const signal = signalOf(input, init);
+    // Joiners must not lose the answer because the leader's caller aborted:
+    // the request then runs on its own controller.
+    const controller = signal && flightId ? new AbortController() : null;
+    const fetchInit = controller ? { ...init, signal: controller.signal } : init;
+    const flight: Flight | null = flightId ? { joiners: [], controller } : null;
+    if (flight) flights.set(flightId, flight);
+
+    const settle = (res: Response | null, err: unknown) => {
+      if (flight) flights.delete(flightId);
+      if (probeId) releaseProbe(probeId);
+      for (const j of flight?.joiners ?? []) {
+        if (res) j.resolve(res.clone());
+        else j.reject(err);
+      }
+    };
+
+    const attempt = (): Promise<Response> =>
+      nativeFetch(input, fetchInit).then(
+        (res) => {
+          const out = finish(ticket, res);
+          if (out && out.flags & RETRY && !(signal?.aborted)) {
+            // A short Retry-After on a 429: wait (an abort cancels), then once more.
+            return delay(out.waitMs, signal).then(attempt, (e: unknown) => {
+              call((en) => en.abort(ticket));
+              settle(null, e);
+              throw e;
+            });
+          }
+          const served = out && out.flags & SERVE ? staleResponse(out.copyId, out.ageMs, out.storedAtMs) : null;
+          if (served) {
+            void res.body?.cancel().catch(noop);
+            settle(served, null);
+            return served;
+          }
+          settle(res, null);
+          return res;
+        },
+        (err: unknown) => {
+          if (signal?.aborted || controller?.signal.aborted) {
+            call((e) => e.abort(ticket));
+            settle(null, err);
+            throw err;
+          }
+          const out = finish(ticket, null);
+          const served = out && out.flags & SERVE ? staleResponse(out.copyId, out.ageMs, out.storedAtMs) : null;
+          settle(served, err);
+          if (served) return served;
+          throw err;
+        },
+      );
+
+    const p = attempt();
+    if (!controller || !signal) return p;
+    // The leader's caller may abort: its promise rejects at once; the network
+    // request goes on for the joiners, unless none is left.
+    return new Promise<Response>((resolve, reject) => {
+      const onAbort = () => {
+        reject(abortError(signal));
+        if (call((e) => e.abort(ticket))) controller.abort(signal.reason);
+      };
+      if (signal.aborted) onAbort();
+      else signal.addEventListener("abort", onAbort, { once: true });
+      p.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+    });
+  }
+
+  /** A caller coalesced onto flight id: it gets its own clone of the answer. */
+  function join(flightId: number, input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
+    const flight = flights.get(flightId);
+    if (!flight) return nativeFetch(input, init); // cannot happen: Go and JS track the same flights
+    const signal = signalOf(input, init);
+    return new Promise<Response>((resolve, reject) => {
+      const joiner: Joiner = { resolve, reject };
+      if (signal) {
+        const onAbort = () => {
+          const i = flight.joiners.indexOf(joiner);
+          if (i >= 0) flight.joiners.splice(i, 1);
+          reject(abortError(signal));
+          if (call((e) => e.leave(flightId))) flight.controller?.abort(signal.reason);
+        };
+        if (signal.aborted) return onAbort();
+        signal.addEventListener("abort", onAbort, { once: true });
+        joiner.resolve = (r) => {
+          signal.removeEventListener("abort", onAbort);
+          resolve(r);
+        };
+      }
+      flight.joiners.push(joiner);
+    });
+  }
+
+  /** Half-open: wait for the probe to end, then decide again. */
+  function waitForProbe(probeId: number, input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
+    const signal = signalOf(input, init);
+    return new Promise<Response>((resolve, reject) => {
+      const resume = () => {
+        signal?.removeEventListener("abort", onAbort);
+        guardedFetch(input, init).then(resolve, reject);
+      };
+      const onAbort = () => {
+        const list = probeWaiters.get(probeId);
+        if (list) list.splice(list.indexOf(resume) >>> 0, 1);
+        reject(abortError(signal!));
+      };
+      if (signal?.aborted) return onAbort();
+      signal?.addEventListener("abort", onAbort, { once: true });
+      let list = probeWaiters.get(probeId);
+      if (!list) {
+        probeWaiters.set(probeId, (list = []));
+        // A probe that never answers is replaced after its timeout; so are its waiters.
+        setTimeout(() => releaseProbe(probeId), 30_000);
+      }
+      list.push(resume);
+    });
+  }
+
+  function releaseProbe(probeId: number) {
+    const list = probeWaiters.get(probeId);
+    probeWaiters.delete(probeId);
+    for (const resume of list ?? []) resume();
+  }
+
   function read(): CircuitState | null {
-    if (call((e) => e.read(now())) === null && state && !(now() < state.until)) {
+    const r = call((e) => e.read(now()));
+    if (r !== null) sync((r & CHANGED) !== 0);
+    else if (state && !(now() < state.until)) {
       writeRaw(storage, null);
       setState(null);
     }
@@ -161,7 +406,8 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment): Gate
     }
     const r = call((e) => e.arm(now(), httpStatus, Math.floor(ttl)));
     if (r !== null && r < 0) throw new RangeError(`gatewayCircuit.arm: ${engine?.message() ?? "rejected"}`);
-    if (r === null) {
+    if (r !== null) sync((r & CHANGED) !== 0);
+    else {
       const next = { until: now() + (ttl === 0 ? o.ttlMs : Math.min(Math.floor(ttl), o.maxTtlMs)), httpStatus };
       writeRaw(storage, toPayload(next));
       setState(next);
@@ -170,7 +416,9 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment): Gate
   }
 
   function clear(): void {
-    if (call((e) => e.clear()) === null) {
+    const r = call((e) => e.clear());
+    if (r !== null) sync((r & CHANGED) !== 0);
+    else {
       writeRaw(storage, null);
       setState(null);
     }
@@ -194,6 +442,14 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment): Gate
     return () => {
       listeners.delete(listener);
     };
+  }
+
+  function metrics(): Metrics {
+    const m = {} as Record<(typeof METRICS)[number], number>;
+    METRICS.forEach((name, i) => {
+      m[name] = call((e) => e.metric(i)) ?? 0;
+    });
+    return m;
   }
 
   const ready: Promise<void> = (
@@ -226,7 +482,14 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment): Gate
     get error() {
       return lastError;
     },
-    diagnostics: () => ({ status, wasmMemoryBytes: engine?.memoryBytes() ?? 0, listeners: listeners.size }),
+    metrics,
+    diagnostics: () => ({
+      status,
+      wasmMemoryBytes: call((e) => e.memoryBytes()) ?? 0,
+      listeners: listeners.size,
+      flights: flights.size,
+      staleCopies: copies.size,
+    }),
     fetchJSON,
     queryFn: (input, init) => ({ signal }) => fetchJSON(input, { ...init, signal }),
     retry: createRetry(o.tripStatuses),
@@ -234,4 +497,20 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment): Gate
     isCircuitOpenError,
     options: Object.freeze({ ...o, scope: [...o.scope], tripStatuses: [...o.tripStatuses] }),
   };
+}
+
+/** Resolves after ms, or rejects when signal aborts first. */
+function delay(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(abortError(signal));
+    const t = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(t);
+      reject(abortError(signal!));
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
 }

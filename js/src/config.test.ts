@@ -38,6 +38,12 @@ test("data attributes: defaults", () => {
     ttlMs: 120000,
     maxTtlMs: 600000,
     tripStatuses: [502, 503, 504],
+    stale: false,
+    staleMaxMs: 3600000,
+    coalesce: true,
+    negativeCache: true,
+    cooldown: true,
+    probe: true,
   });
   assert.deepEqual(problems, []);
 });
@@ -58,11 +64,25 @@ test("data attributes: bad values are named and fall back", () => {
 });
 
 test("data attributes: ttl above max is capped; the Go config names every field", () => {
-  const { options, problems } = readOptions({ wasm: "/m.wasm", ttlMs: "9000", maxTtlMs: "5000", tripStatuses: "500" }, base);
+  const { options, problems } = readOptions(
+    { wasm: "/m.wasm", ttlMs: "9000", maxTtlMs: "5000", tripStatuses: "500", stale: "on", coalesce: "off", probe: "maybe" },
+    base,
+  );
   assert.equal(options.ttlMs, 5000);
-  assert.equal(problems.length, 1);
+  assert.deepEqual(problems.map((p) => p.split(":")[0]), ["data-ttl-ms", "data-probe"]);
   assert.equal(
     configText(options),
-    "ttlMs=5000\nmaxTtlMs=5000\ntripStatuses=500\nscope=http://app.test:8080/",
+    [
+      "ttlMs=5000",
+      "maxTtlMs=5000",
+      "tripStatuses=500",
+      "scope=http://app.test:8080/",
+      "stale=on",
+      "staleMaxMs=3600000",
+      "coalesce=off",
+      "negativeCache=on",
+      "cooldown=on",
+      "probe=on",
+    ].join("\n"),
   );
 });

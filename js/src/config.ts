@@ -16,10 +16,39 @@ export interface ResolvedOptions {
   ttlMs: number;
   maxTtlMs: number;
   tripStatuses: number[];
+  /** Serve the last good copy of a GET when the gateway fails. Opt-in. */
+  stale: boolean;
+  /** How old a stale copy may be (a server's stale-if-error overrides). */
+  staleMaxMs: number;
+  /** Share identical in-flight GETs. */
+  coalesce: boolean;
+  /** Remember failed GETs for a while. */
+  negativeCache: boolean;
+  /** Pause a service after a 429. */
+  cooldown: boolean;
+  /** One half-open probe when the circuit's time is up. */
+  probe: boolean;
 }
 
 /** The data-* attributes of the script tag (a DOMStringMap). */
-export type DataAttributes = Partial<Record<"wasm" | "scope" | "ttlMs" | "maxTtlMs" | "tripStatuses", string>>;
+export type DataAttributes = Partial<
+  Record<
+    | "wasm"
+    | "scope"
+    | "ttlMs"
+    | "maxTtlMs"
+    | "tripStatuses"
+    | "stale"
+    | "staleMaxMs"
+    | "coalesce"
+    | "negativeCache"
+    | "cooldown"
+    | "probe",
+    string
+  >
+>;
+
+export const DEFAULT_STALE_MAX_MS = 3_600_000;
 
 export function readOptions(
   data: DataAttributes,
@@ -50,6 +79,21 @@ export function readOptions(
     else tripStatuses = parsed;
   }
 
+  const flag = (attr: string, value: string | undefined, fallback: boolean) => {
+    if (value === undefined || value.trim() === "") return fallback;
+    const v = value.trim().toLowerCase();
+    if (v === "on" || v === "true") return true;
+    if (v === "off" || v === "false") return false;
+    problems.push(`${attr}: ${JSON.stringify(value)} is not on or off; using ${fallback ? "on" : "off"}`);
+    return fallback;
+  };
+  const stale = flag("data-stale", data.stale, false);
+  const staleMaxMs = positive("data-stale-max-ms", data.staleMaxMs, DEFAULT_STALE_MAX_MS);
+  const coalesce = flag("data-coalesce", data.coalesce, true);
+  const negativeCache = flag("data-negative-cache", data.negativeCache, true);
+  const cooldown = flag("data-cooldown", data.cooldown, true);
+  const probe = flag("data-probe", data.probe, true);
+
   const scope = resolveScope(data.scope, base);
   problems.push(...scope.problems);
 
@@ -65,15 +109,37 @@ export function readOptions(
     problems.push("data-wasm is missing; running without the wasm");
   }
 
-  return { options: { wasmUrl, scope: scope.prefixes, ttlMs, maxTtlMs, tripStatuses }, problems };
+  return {
+    options: {
+      wasmUrl,
+      scope: scope.prefixes,
+      ttlMs,
+      maxTtlMs,
+      tripStatuses,
+      stale,
+      staleMaxMs,
+      coalesce,
+      negativeCache,
+      cooldown,
+      probe,
+    },
+    problems,
+  };
 }
 
-/** The policy as wasm/ reads it (circuit.ParseConfig). */
+/** The policy as wasm/ reads it (guard.ParseConfig). */
 export function configText(o: ResolvedOptions): string {
+  const onOff = (b: boolean) => (b ? "on" : "off");
   return [
     `ttlMs=${o.ttlMs}`,
     `maxTtlMs=${o.maxTtlMs}`,
     `tripStatuses=${o.tripStatuses.join(",")}`,
     ...o.scope.map((s) => `scope=${s}`),
+    `stale=${onOff(o.stale)}`,
+    `staleMaxMs=${o.staleMaxMs}`,
+    `coalesce=${onOff(o.coalesce)}`,
+    `negativeCache=${onOff(o.negativeCache)}`,
+    `cooldown=${onOff(o.cooldown)}`,
+    `probe=${onOff(o.probe)}`,
   ].join("\n");
 }

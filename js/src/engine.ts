@@ -1,42 +1,94 @@
 // The glue between JS and the Go core. JS owns every JS object (fetch, the
 // Promise, the Response); Go owns the policy and the state and answers through
 // numeric //go:wasmexport functions (wasm/main.go). Strings cross by being
-// encoded into a buffer in Go's memory: nothing per request goes through
-// syscall/js or js.FuncOf, which measured 25-285 µs per call against ~0.05 µs
-// for an export (../docs/performance.md).
+// encoded into a buffer in Go's memory, multi-valued answers come back through
+// a Float64Array over Go's `out`: nothing per request goes through syscall/js
+// or js.FuncOf, which measured 25-285 µs per call against ~0.05 µs for an
+// export (docs/performance.md).
 
 import { newGo, runGo } from "./goruntime.js";
 
-/** Flags returned by decide/observe/read/clear; wasm/main.go defines them. */
-export const PASS = 0;
-export const ALLOW = 1;
-export const BLOCK = 2;
-export const CHANGED = 4;
+/** What to do with a request: guard.Kind in internal/guard. */
+export const enum Kind {
+  Pass = 0,
+  Send = 1,
+  Join = 2,
+  Wait = 3,
+  Open = 4,
+  Cooling = 5,
+  Negative = 6,
+  Stale = 7,
+}
+
+/** Flags; wasm/main.go defines them. */
+export const ARMED = 1; // configure, read
+export const RETRY = 1; // finish
+export const WANT_BODY = 2; // finish
+export const SERVE = 4; // finish
+export const CHANGED = 16; // any call
+
+/** The decision for one request (what gc_begin left in `out`). */
+export interface Answer {
+  kind: Kind;
+  changed: boolean;
+  ticket: number;
+  flight: number;
+  until: number;
+  status: number;
+  copyId: number;
+  ageMs: number;
+  storedAtMs: number;
+  probe: number;
+}
+
+export interface Outcome {
+  flags: number;
+  waitMs: number;
+  copyId: number;
+  ageMs: number;
+  storedAtMs: number;
+}
 
 interface Exports {
   mem: WebAssembly.Memory;
   gc_buf(): number;
   gc_buf_cap(): number;
+  gc_out(): number;
   gc_message_len(): number;
   gc_configure(now: number, len: number): number;
-  gc_decide(now: number, len: number): number;
-  gc_observe(now: number, status: number): number;
+  gc_begin(now: number, len: number): number;
+  gc_finish(now: number, ticket: number, status: number, len: number): number;
+  gc_observe(now: number, status: number, len: number): number;
+  gc_store(now: number, ticket: number, bytes: number): number;
+  gc_dropped(): number;
+  gc_abort(ticket: number): number;
+  gc_leave(flight: number): number;
   gc_arm(now: number, status: number, ttlMs: number): number;
   gc_clear(): number;
   gc_read(now: number): number;
   gc_until(): number;
   gc_status(): number;
+  gc_metric(i: number): number;
 }
 
 export interface Engine {
-  decide(now: number, url: string): number;
-  observe(now: number, status: number): number;
+  begin(now: number, method: string, url: string, headers: string): Answer;
+  finish(now: number, ticket: number, status: number, retryAfter: string, cacheControl: string): Outcome;
+  /** The answer of a request sent before the wasm ran; true when the circuit changed. */
+  observe(now: number, method: string, url: string, status: number, retryAfter: string): boolean;
+  /** Keeps a body as the ticket's stale copy; returns its id (0: not kept). */
+  store(now: number, ticket: number, bytes: number): number;
+  /** Ids of stale copies to release. */
+  dropped(): number[];
+  abort(ticket: number): boolean;
+  leave(flight: number): boolean;
   /** Negative on bad input; `message()` says why. */
   arm(now: number, status: number, ttlMs: number): number;
   clear(): number;
   read(now: number): number;
   until(): number;
   status(): number;
+  metric(i: number): number;
   message(): string;
   /** Size of Go's linear memory, in bytes. */
   memoryBytes(): number;
@@ -47,7 +99,7 @@ export interface Engine {
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-/** Fetches, compiles and starts the wasm, then hands it the policy. */
+/** Fetches, compiles and starts the wasm, then hands it the configuration. */
 export async function loadEngine(wasmUrl: string, configText: string, fetchFn: typeof fetch): Promise<Engine> {
   const go = newGo();
   if (!go) throw new Error("Go's wasm_exec.js runtime is missing");
@@ -67,24 +119,67 @@ export async function loadEngine(wasmUrl: string, configText: string, fetchFn: t
   const ex = instance.exports as unknown as Exports;
   const ptr = ex.gc_buf();
   const cap = ex.gc_buf_cap();
+  const outPtr = ex.gc_out();
   let bytes = new Uint8Array(ex.mem.buffer, ptr, cap);
-  // A grown memory detaches the old view; check before each use.
-  const view = () => (bytes.byteLength === 0 ? (bytes = new Uint8Array(ex.mem.buffer, ptr, cap)) : bytes);
-  // URLs longer than the buffer are cut: scope matching only needs the prefix.
-  const put = (s: string) => encoder.encodeInto(s, view()).written;
-  const message = () => decoder.decode(view().slice(0, ex.gc_message_len()));
+  let out = new Float64Array(ex.mem.buffer, outPtr, 8);
+  // A grown memory detaches the old views; check before each use.
+  const fresh = () => {
+    if (bytes.byteLength === 0) {
+      bytes = new Uint8Array(ex.mem.buffer, ptr, cap);
+      out = new Float64Array(ex.mem.buffer, outPtr, 8);
+    }
+  };
+  // Longer strings are cut: scope matching and keys only need the prefix.
+  const put = (s: string) => {
+    fresh();
+    return encoder.encodeInto(s, bytes).written;
+  };
+  const message = () => {
+    fresh();
+    return decoder.decode(bytes.slice(0, ex.gc_message_len()));
+  };
 
   const r = ex.gc_configure(Date.now(), put(configText));
   if (r < 0) throw new Error(`invalid configuration: ${message()}`);
 
   return {
-    decide: (now, url) => ex.gc_decide(now, put(url)),
-    observe: (now, status) => ex.gc_observe(now, status),
+    begin(now, method, url, headers) {
+      const r = ex.gc_begin(now, put(`${method}\n${url}\n${headers}`));
+      fresh();
+      return {
+        kind: (r & 15) as Kind,
+        changed: (r & CHANGED) !== 0,
+        ticket: out[0]!,
+        flight: out[1]!,
+        until: out[2]!,
+        status: out[3]!,
+        copyId: out[4]!,
+        ageMs: out[5]!,
+        storedAtMs: out[6]!,
+        probe: out[7]!,
+      };
+    },
+    finish(now, ticket, status, retryAfter, cacheControl) {
+      const flags = ex.gc_finish(now, ticket, status, put(`${retryAfter}\n${cacheControl}`));
+      fresh();
+      return { flags, waitMs: out[0]!, copyId: out[4]!, ageMs: out[5]!, storedAtMs: out[6]! };
+    },
+    observe: (now, method, url, status, retryAfter) =>
+      (ex.gc_observe(now, status, put(`${method}\n${url}\n${retryAfter}`)) & CHANGED) !== 0,
+    store: (now, ticket, n) => ex.gc_store(now, ticket, n),
+    dropped() {
+      const ids: number[] = [];
+      for (let id = ex.gc_dropped(); id !== 0; id = ex.gc_dropped()) ids.push(id);
+      return ids;
+    },
+    abort: (ticket) => ex.gc_abort(ticket) === 1,
+    leave: (flight) => ex.gc_leave(flight) === 1,
     arm: (now, status, ttlMs) => ex.gc_arm(now, status, ttlMs),
     clear: () => ex.gc_clear(),
     read: (now) => ex.gc_read(now),
     until: () => ex.gc_until(),
     status: () => ex.gc_status(),
+    metric: (i) => ex.gc_metric(i),
     message,
     memoryBytes: () => ex.mem.buffer.byteLength,
     exited,

@@ -50,6 +50,7 @@ export const gatewayCircuit: GatewayCircuit = {
   get error() {
     return live().error;
   },
+  metrics: () => live().metrics(),
   diagnostics: () => live().diagnostics(),
   fetchJSON: (input, init) => live().fetchJSON(input, init),
   queryFn: (input, init) => (ctx) => live().fetchJSON(input, { ...init, signal: ctx.signal }),

@@ -6,7 +6,13 @@
 // behaviour, so a queryFn or retry built from it means the same thing on
 // both sides of a render.
 
-import { DEFAULT_TRIP_STATUSES, DEFAULT_MAX_TTL_MS, DEFAULT_TTL_MS, type ResolvedOptions } from "./config.js";
+import {
+  DEFAULT_MAX_TTL_MS,
+  DEFAULT_STALE_MAX_MS,
+  DEFAULT_TRIP_STATUSES,
+  DEFAULT_TTL_MS,
+  type ResolvedOptions,
+} from "./config.js";
 import { isCircuitOpenError, isGatewayError } from "./errors.js";
 import { createFetchJSON, createRetry } from "./query.js";
 import { isHttpStatus } from "./storage.js";
@@ -22,6 +28,12 @@ export function createPassthrough(reason: Error): GatewayCircuit {
     ttlMs: DEFAULT_TTL_MS,
     maxTtlMs: DEFAULT_MAX_TTL_MS,
     tripStatuses: [...DEFAULT_TRIP_STATUSES],
+    stale: false,
+    staleMaxMs: DEFAULT_STALE_MAX_MS,
+    coalesce: false,
+    negativeCache: false,
+    cooldown: false,
+    probe: false,
   });
   const fetchJSON = createFetchJSON(plainFetch);
   const facade = {
@@ -41,7 +53,19 @@ export function createPassthrough(reason: Error): GatewayCircuit {
     ready: Promise.resolve(),
     status: "fallback" as const,
     error: reason,
-    diagnostics: () => ({ status: "fallback" as const, wasmMemoryBytes: 0, listeners: 0 }),
+    metrics: () => ({
+      network: 0,
+      shortCircuited: 0,
+      coalesced: 0,
+      negativeHits: 0,
+      staleServed: 0,
+      probes: 0,
+      retries: 0,
+      cooledDown: 0,
+      emptyReused: 0,
+      evicted: 0,
+    }),
+    diagnostics: () => ({ status: "fallback" as const, wasmMemoryBytes: 0, listeners: 0, flights: 0, staleCopies: 0 }),
     fetchJSON,
     queryFn: (input: RequestInfo | URL, init?: RequestInit) => ({ signal }: { signal?: AbortSignal }) =>
       fetchJSON(input, { ...init, signal }),

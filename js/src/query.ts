@@ -3,12 +3,18 @@
 
 import { GatewayHttpError, isGatewayError } from "./errors.js";
 
-export const OPEN_HEADER = "x-gateway-circuit";
+/**
+ * Marks every answer the module made up: "open" (the circuit), "cooldown"
+ * (a 429 pause), "negative" (the negative cache), "stale" (a stale copy).
+ */
+export const MARKER_HEADER = "x-gateway-circuit";
+
+const SHORT_CIRCUITS = new Set(["open", "cooldown", "negative"]);
 
 /** Builds the error for a non-2xx Response; reads the body of a synthetic 503. */
 export async function toGatewayError(res: Response): Promise<GatewayHttpError> {
   const url = res.url || "(synthetic)";
-  if (res.headers.get(OPEN_HEADER) !== "open") {
+  if (!SHORT_CIRCUITS.has(res.headers.get(MARKER_HEADER) ?? "")) {
     return new GatewayHttpError({ status: res.status, httpStatus: res.status, circuitOpen: false, until: null, url });
   }
   let httpStatus = res.status;

@@ -17,6 +17,34 @@ export interface Diagnostics {
   /** Go's linear memory (0 when the wasm is not running). */
   wasmMemoryBytes: number;
   listeners: number;
+  /** Coalesced requests in flight. */
+  flights: number;
+  /** Stale copies whose bodies are kept. */
+  staleCopies: number;
+}
+
+/** Counters per policy since the page loaded (all 0 without the wasm). */
+export interface Metrics {
+  /** Requests sent to the network (probes and retries included). */
+  network: number;
+  /** Answered by the armed circuit. */
+  shortCircuited: number;
+  /** Callers that shared a request in flight instead of sending one. */
+  coalesced: number;
+  /** Answered by the negative cache. */
+  negativeHits: number;
+  /** Answered with a stale copy. */
+  staleServed: number;
+  /** Half-open probes sent. */
+  probes: number;
+  /** Retries after a 429 with a short Retry-After. */
+  retries: number;
+  /** Answered by a 429 cooldown. */
+  cooledDown: number;
+  /** Reserved (adaptive TTL for empty results, not wired yet). */
+  emptyReused: number;
+  /** Entries dropped from a full table. */
+  evicted: number;
 }
 
 export interface GatewayCircuit {
@@ -42,6 +70,8 @@ export interface GatewayCircuit {
   readonly status: ModuleStatus;
   /** Why the wasm is not running, when status is "fallback". */
   readonly error: Error | null;
+  /** Counters per policy, for dashboards. */
+  metrics(): Metrics;
   /** For dashboards and soak tests: what the module holds right now. */
   diagnostics(): Diagnostics;
   /** fetch + JSON for TanStack's queryFn; throws GatewayHttpError for non-2xx. */

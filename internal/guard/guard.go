@@ -1,0 +1,421 @@
+// Package guard composes the policies around the circuit into the one
+// decision the fetch wrapper asks for, in a fixed order (docs/policies.md):
+//
+//	scope → 429 cooldown → circuit → half-open probe → negative cache
+//	      → coalescing → network → observe the answer
+//
+// with the stale fallback answering for the circuit, the negative cache and
+// failed requests when it is enabled. Like every policy it never reads a
+// clock and never waits: Begin and Finish take the time and return decisions
+// as data, and the JS glue acts on them. A Guard is not safe for concurrent
+// use; the wasm calls it from one thread.
+package guard
+
+import (
+	"github.com/gatewaycircuit/gatewaycircuit/internal/circuit"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/coalesce"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/cooldown"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/metrics"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/negcache"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/probe"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/retryafter"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/stale"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/store"
+)
+
+// Policy is the configuration of every policy, as plain data. The probe's
+// TTLs are taken from the circuit's.
+type Policy struct {
+	Circuit  circuit.Policy  `json:"circuit"`
+	Cooldown cooldown.Policy `json:"cooldown"`
+	Probe    probe.Policy    `json:"probe"`
+	Negative negcache.Policy `json:"negative"`
+	Stale    stale.Policy    `json:"stale"`
+	Coalesce coalesce.Policy `json:"coalesce"`
+}
+
+// MaxInFlight bounds the requests a Guard tracks between Begin and Finish.
+// A request never finished (a hung fetch nobody aborts) is forgotten, oldest
+// first, past this: it then finishes as untracked.
+const MaxInFlight = 4096
+
+// Kind is what to do with a request.
+type Kind int32
+
+const (
+	Pass     Kind = iota // out of scope: native fetch, nothing to report
+	Send                 // to the network, then Finish(Ticket) (or Abort)
+	Join                 // coalesced: wait for the answer of flight Flight
+	Wait                 // half-open: wait for probe Flight to end, then Begin again
+	Open                 // the circuit is armed: synthetic 503
+	Cooling              // the service asked for a pause (429): synthetic 503
+	Negative             // the same GET failed moments ago: synthetic 503
+	Stale                // answer with the stale copy Copy
+)
+
+// Answer is the decision for one request.
+type Answer struct {
+	Kind    Kind
+	Ticket  uint32     // Send: names the request in Finish and Abort
+	Flight  uint32     // Send, Join: the coalesced flight (0 = none); Wait: the probe
+	Probe   uint32     // Send: the probe's id when this request is the half-open probe
+	UntilMs int64      // Open, Cooling, Negative: when that state ends
+	Status  int        // Open: the status that armed the circuit
+	Copy    stale.Copy // Stale
+}
+
+// Outcome is what to do with a network answer (or failure, status 0).
+type Outcome struct {
+	Retry    bool       // a 429 with a short Retry-After: send again after WaitMs
+	WaitMs   int64      //
+	WantBody bool       // keep a copy: call Store with the body's size
+	Serve    bool       // the request failed: answer with the stale copy Copy
+	Copy     stale.Copy //
+}
+
+type ticket struct {
+	svc     string // cooldown service
+	key     string // coalesce / negcache / stale key; "" = not keyed (not a GET)
+	flight  uint32 // coalesced flight led by this request
+	probe   uint32 // the probe id when this request is the probe
+	retried bool   // already retried after a 429
+	storeCC string // Cache-Control kept between Finish and Store
+}
+
+// Guard holds every policy's state for one tab.
+type Guard struct {
+	breaker  *circuit.Breaker
+	cooldown *cooldown.Cooldown
+	gate     *probe.Gate
+	neg      *negcache.Cache
+	stale    *stale.Index
+	flights  *coalesce.Table
+	keyRule  coalesce.Policy
+	metrics  metrics.Set
+
+	tickets    map[uint32]*ticket // requests between Begin and Finish
+	lastTicket uint32
+	seen       uint32 // breaker version last synced to the gate
+}
+
+// New builds a Guard over s (sessionStorage in the browser).
+func New(p Policy, s store.Store) (*Guard, error) {
+	b, err := circuit.New(p.Circuit, s)
+	if err != nil {
+		return nil, err
+	}
+	cp := b.Policy()
+	p.Probe.TTLMs, p.Probe.MaxTTLMs = cp.TTLMs, cp.MaxTTLMs
+	g := &Guard{breaker: b, keyRule: p.Coalesce.WithDefaults(), tickets: map[uint32]*ticket{}}
+	if g.cooldown, err = cooldown.New(p.Cooldown); err != nil {
+		return nil, err
+	}
+	if g.gate, err = probe.New(p.Probe); err != nil {
+		return nil, err
+	}
+	if g.neg, err = negcache.New(p.Negative); err != nil {
+		return nil, err
+	}
+	if g.stale, err = stale.New(p.Stale); err != nil {
+		return nil, err
+	}
+	if g.flights, err = coalesce.New(p.Coalesce); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// Breaker is the circuit, for arm/read/clear and its state.
+func (g *Guard) Breaker() *circuit.Breaker { return g.breaker }
+
+// Metrics are the counters per policy.
+func (g *Guard) Metrics() *metrics.Set { return &g.metrics }
+
+// Load restores the stored circuit (page start).
+func (g *Guard) Load(nowMs int64) circuit.State {
+	s := g.breaker.Load(nowMs)
+	g.syncGate()
+	return s
+}
+
+// Arm arms the circuit by hand (gatewayCircuit.arm).
+func (g *Guard) Arm(nowMs int64, status int, ttlMs int64) (circuit.State, error) {
+	s, err := g.breaker.Arm(nowMs, status, ttlMs)
+	g.syncGate()
+	return s, err
+}
+
+// Clear is the user's "try again": the circuit, the probe state and the
+// negative cache start over. A 429 cooldown is not lifted (the server asked
+// for it), and stale copies are data, not failure state: both stay.
+func (g *Guard) Clear() {
+	g.breaker.Clear()
+	g.gate.Clear()
+	g.neg.Clear()
+	g.seen = g.breaker.Version()
+}
+
+// Begin decides for a request. headers is the request's header block
+// ("name: value" lines), which only matters for the coalescing key.
+func (g *Guard) Begin(nowMs int64, method, url, headers string) Answer {
+	cp := g.breaker.Policy()
+	if !cp.InScope(url) {
+		return Answer{Kind: Pass}
+	}
+	svc := cooldown.Service(url, cp.Scope)
+	var key string
+	if method == "GET" || method == "HEAD" {
+		key, _ = g.keyRule.Key(method, url, parseHeaders(headers))
+	}
+	if until, paused := g.cooldown.Decide(nowMs, svc); paused {
+		g.metrics.Add(metrics.CooledDown)
+		return Answer{Kind: Cooling, UntilMs: until}
+	}
+	if g.breaker.Decide(nowMs, url) == circuit.Block {
+		return g.staleOr(nowMs, key, g.open())
+	}
+	d, probeID := g.gate.Decide(nowMs)
+	switch d {
+	case probe.Block:
+		// BlockWaiters: others are answered as open while the probe is out.
+		return g.staleOr(nowMs, key, Answer{Kind: Open, UntilMs: nowMs + 1000, Status: 503})
+	case probe.Wait:
+		return Answer{Kind: Wait, Flight: probeID}
+	case probe.Probe:
+		g.metrics.Add(metrics.Probes)
+		return g.send(&ticket{svc: svc, key: key, probe: probeID})
+	}
+	if key != "" {
+		if until, hit := g.neg.Decide(nowMs, key); hit {
+			g.metrics.Add(metrics.NegativeHits)
+			return g.staleOr(nowMs, key, Answer{Kind: Negative, UntilMs: until, Status: 503})
+		}
+		id, leader := g.flights.Join(key)
+		if !leader {
+			g.metrics.Add(metrics.Coalesced)
+			return Answer{Kind: Join, Flight: id}
+		}
+		return g.send(&ticket{svc: svc, key: key, flight: id})
+	}
+	return g.send(&ticket{svc: svc})
+}
+
+// Finish takes the answer of a request sent on ticket id: its status (0 when
+// fetch failed), Retry-After and Cache-Control headers.
+func (g *Guard) Finish(nowMs int64, id uint32, status int, retryAfter, cacheControl string) Outcome {
+	t, ok := g.tickets[id]
+	if !ok {
+		return Outcome{}
+	}
+	if o, retry := g.observe(nowMs, t, status, retryAfter); retry {
+		return o
+	}
+	if t.flight != 0 {
+		g.flights.Complete(t.flight)
+	}
+	var out Outcome
+	if c, has := g.observeKey(nowMs, t.key, status); has {
+		g.metrics.Add(metrics.StaleServed)
+		out.Serve, out.Copy = true, c
+	} else if t.key != "" && status >= 200 && status < 300 && g.stale.Policy().Enabled {
+		out.WantBody = true
+		t.storeCC = cacheControl
+		return out // the ticket lives on until Store
+	}
+	delete(g.tickets, id)
+	return out
+}
+
+// observeKey applies a GET's answer to the negative cache. For a failure it
+// returns the key's stale copy, when there is one.
+func (g *Guard) observeKey(nowMs int64, key string, status int) (stale.Copy, bool) {
+	switch {
+	case key == "":
+	case negcache.Failure(status):
+		c, has := g.stale.Lookup(nowMs, key)
+		g.neg.Failed(nowMs, key, has)
+		return c, has
+	case status >= 200 && status < 300:
+		g.neg.Succeeded(key)
+	}
+	return stale.Copy{}, false
+}
+
+// Observe takes the answer of an in-scope request that went to the network
+// without Begin: one sent before the wasm was ready. Its status still counts
+// for the circuit, the cooldown and the negative cache; it is not retried.
+func (g *Guard) Observe(nowMs int64, method, url, headers string, status int, retryAfter string) {
+	cp := g.breaker.Policy()
+	if !cp.InScope(url) {
+		return
+	}
+	t := &ticket{svc: cooldown.Service(url, cp.Scope), retried: true}
+	if method == "GET" || method == "HEAD" {
+		t.key, _ = g.keyRule.Key(method, url, parseHeaders(headers))
+	}
+	g.observe(nowMs, t, status, retryAfter)
+	g.observeKey(nowMs, t.key, status)
+}
+
+// observe applies an answer to the cooldown, the circuit and the probe. It
+// returns the retry outcome of a 429 with a short Retry-After.
+func (g *Guard) observe(nowMs int64, t *ticket, status int, retryAfter string) (Outcome, bool) {
+	if status == 429 {
+		delay, ok := retryafter.Parse(retryAfter, nowMs)
+		if !ok {
+			delay = cooldown.NoRetryAfter
+		}
+		if o := g.cooldown.Limited(nowMs, t.svc, delay, t.retried); o.Action == cooldown.Retry {
+			t.retried = true
+			g.metrics.Add(metrics.Retries)
+			g.metrics.Add(metrics.Network)
+			return Outcome{Retry: true, WaitMs: o.WaitMs}, true
+		}
+	} else if status != 0 {
+		g.cooldown.Succeeded(nowMs, t.svc)
+	}
+	g.observeCircuit(nowMs, t, status, retryAfter)
+	return Outcome{}, false
+}
+
+// Store keeps the body (bytes long) of the 2xx answer of ticket id as the
+// key's stale copy, after Finish asked for it. It returns the copy's id, or 0
+// when it is not kept; then call Dropped for the bodies to release.
+func (g *Guard) Store(nowMs int64, id uint32, bytes int64) uint32 {
+	t, ok := g.tickets[id]
+	if !ok || t.key == "" {
+		return 0
+	}
+	delete(g.tickets, id)
+	return g.stale.Store(nowMs, t.key, bytes, t.storeCC)
+}
+
+// Dropped lists the stale copies whose bodies JS must release now.
+func (g *Guard) Dropped() []uint32 { return g.stale.Dropped() }
+
+// Abort reports that the caller of ticket id aborted. cancel says the network
+// request must be aborted (nobody else waits for its answer).
+func (g *Guard) Abort(id uint32) (cancel bool) {
+	t, ok := g.tickets[id]
+	if !ok {
+		return false
+	}
+	if t.probe != 0 {
+		g.gate.Abandoned(t.probe)
+	}
+	if t.flight != 0 && !g.flights.Leave(t.flight) {
+		return false // others wait for the answer: the ticket finishes for them
+	}
+	delete(g.tickets, id)
+	return true
+}
+
+// Leave reports that a caller who joined flight id aborted. cancel says the
+// network request must be aborted.
+func (g *Guard) Leave(flight uint32) (cancel bool) {
+	if !g.flights.Leave(flight) {
+		return false
+	}
+	for id, t := range g.tickets {
+		if t.flight == flight {
+			delete(g.tickets, id)
+		}
+	}
+	return true
+}
+
+// InFlight is the number of requests between Begin and Finish.
+func (g *Guard) InFlight() int { return len(g.tickets) }
+
+func (g *Guard) send(t *ticket) Answer {
+	if len(g.tickets) >= MaxInFlight {
+		g.forgetOldest()
+	}
+	g.lastTicket++
+	if g.lastTicket == 0 {
+		g.lastTicket++
+	}
+	g.tickets[g.lastTicket] = t
+	g.metrics.Add(metrics.Network)
+	return Answer{Kind: Send, Ticket: g.lastTicket, Flight: t.flight, Probe: t.probe}
+}
+
+func (g *Guard) forgetOldest() {
+	var oldest uint32
+	for id := range g.tickets {
+		if oldest == 0 || id-g.lastTicket < oldest-g.lastTicket { // wrap-safe: smallest age
+			oldest = id
+		}
+	}
+	t := g.tickets[oldest]
+	if t.flight != 0 {
+		g.flights.Complete(t.flight)
+	}
+	if t.probe != 0 {
+		g.gate.Abandoned(t.probe)
+	}
+	delete(g.tickets, oldest)
+	g.metrics.Add(metrics.Evicted)
+}
+
+func (g *Guard) open() Answer {
+	s := g.breaker.State()
+	g.metrics.Add(metrics.ShortCircuited)
+	return Answer{Kind: Open, UntilMs: s.Until, Status: s.HTTPStatus}
+}
+
+// staleOr answers with the key's stale copy when there is one, else with a.
+func (g *Guard) staleOr(nowMs int64, key string, a Answer) Answer {
+	if key != "" {
+		if c, ok := g.stale.Lookup(nowMs, key); ok {
+			g.metrics.Add(metrics.StaleServed)
+			return Answer{Kind: Stale, Copy: c, UntilMs: a.UntilMs, Status: a.Status}
+		}
+	}
+	return a
+}
+
+// observeCircuit applies an answer to the circuit and the probe.
+func (g *Guard) observeCircuit(nowMs int64, t *ticket, status int, retryAfter string) {
+	cp := g.breaker.Policy()
+	trips := cp.Trips(status)
+	switch {
+	case t.probe != 0 && (trips || status == 0):
+		if r, ok := g.gate.Failed(nowMs, t.probe, status); ok {
+			_, _ = g.breaker.Arm(nowMs, r.Status, r.TTLMs) // r is valid by construction
+		}
+	case t.probe != 0:
+		// The gateway is back: what the negative cache learnt during the
+		// outage is about the outage, not about the keys.
+		if g.gate.Succeeded(t.probe) {
+			g.neg.Clear()
+		}
+	case trips:
+		// A 503's Retry-After, when present, is the TTL (capped by Arm).
+		if delay, ok := retryafter.Parse(retryAfter, nowMs); ok && status == 503 && delay > 0 {
+			if _, armed := g.breaker.Read(nowMs); !armed {
+				_, _ = g.breaker.Arm(nowMs, status, delay)
+			}
+		} else {
+			g.breaker.Observe(nowMs, status)
+		}
+	}
+	g.syncGate()
+}
+
+// syncGate tells the probe gate about every arm of the breaker.
+func (g *Guard) syncGate() {
+	if v := g.breaker.Version(); v != g.seen {
+		g.seen = v
+		if s := g.breaker.State(); s.HTTPStatus != 0 {
+			g.gate.Armed(s.Until, s.HTTPStatus)
+		}
+	}
+}
+
+func parseHeaders(block string) []coalesce.Header {
+	if block == "" {
+		return nil
+	}
+	return coalesce.ParseHeaders(block)
+}

@@ -1,0 +1,248 @@
+package guard_test
+
+import (
+	"testing"
+
+	"github.com/gatewaycircuit/gatewaycircuit/internal/circuit"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/guard"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/metrics"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/store"
+)
+
+const (
+	t0    = int64(1_700_000_000_000)
+	users = "http://app.test/api/users"
+)
+
+var (
+	scope    = circuit.Policy{Scope: []string{"http://app.test/api/"}}
+	shortTTL = circuit.Policy{Scope: scope.Scope, TTLMs: 4_000}
+)
+
+// step is one line of a script: the clock advances, then one action runs
+// and its result is checked.
+type step struct {
+	advance int64
+
+	begin   string // URL of a GET (method GET unless method is set)
+	method  string
+	n       int // repeat begin n times (default 1), checking each
+	want    guard.Kind
+	as      string // remember the answer's ticket (or flight) under this name
+	finish  string // finish the remembered ticket with status
+	status  int
+	ra      string // Retry-After
+	cc      string // Cache-Control
+	wantOut *guard.Outcome
+	store   int64 // after a finish that wants the body: store this many bytes
+	abort   string
+	cancel  bool // what abort must say
+	clear   bool
+
+	wantArmed *bool
+	wantUntil int64 // offset from t0
+	wantCount map[metrics.Counter]uint64
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func run(t *testing.T, p guard.Policy, steps []step) {
+	t.Helper()
+	g, err := guard.New(p, store.NewMemory())
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := t0
+	names := map[string]uint32{}
+	for i, s := range steps {
+		now += s.advance
+		switch {
+		case s.begin != "":
+			m := s.method
+			if m == "" {
+				m = "GET"
+			}
+			for k := 0; k < max(s.n, 1); k++ {
+				a := g.Begin(now, m, s.begin, "")
+				if a.Kind != s.want {
+					t.Fatalf("step %d (#%d): Begin = %+v, want kind %d", i, k, a, s.want)
+				}
+				if s.as != "" && k == 0 {
+					names[s.as] = a.Ticket
+				}
+			}
+		case s.finish != "":
+			o := g.Finish(now, names[s.finish], s.status, s.ra, s.cc)
+			if s.wantOut != nil && (o.Retry != s.wantOut.Retry || o.WaitMs != s.wantOut.WaitMs || o.WantBody != s.wantOut.WantBody || o.Serve != s.wantOut.Serve) {
+				t.Fatalf("step %d: Finish = %+v, want %+v", i, o, *s.wantOut)
+			}
+			if s.store > 0 && g.Store(now, names[s.finish], s.store) == 0 {
+				t.Fatalf("step %d: Store kept nothing", i)
+			}
+		case s.abort != "":
+			if got := g.Abort(names[s.abort]); got != s.cancel {
+				t.Fatalf("step %d: Abort cancel = %v, want %v", i, got, s.cancel)
+			}
+		case s.clear:
+			g.Clear()
+		}
+		if s.wantArmed != nil {
+			st, armed := g.Breaker().Read(now)
+			if armed != *s.wantArmed {
+				t.Fatalf("step %d: armed = %v, want %v (%+v)", i, armed, *s.wantArmed, st)
+			}
+			if s.wantUntil != 0 && st.Until != t0+s.wantUntil {
+				t.Fatalf("step %d: until = t0%+d, want t0%+d", i, st.Until-t0, s.wantUntil)
+			}
+		}
+		for c, want := range s.wantCount {
+			if got := g.Metrics().Get(c); got != want {
+				t.Fatalf("step %d: %v = %d, want %d", i, c, got, want)
+			}
+		}
+	}
+}
+
+func TestGuardScripts(t *testing.T) {
+	yes, no := ptr(true), ptr(false)
+	withStale := guard.Policy{Circuit: scope}
+	withStale.Stale.Enabled = true
+	tests := []struct {
+		name  string
+		p     guard.Policy
+		steps []step
+	}{
+		{"out of scope passes untouched and never arms", guard.Policy{Circuit: scope}, []step{
+			{begin: "http://app.test/static/a.js", want: guard.Pass},
+			{begin: "http://other.test/api/users", want: guard.Pass, wantArmed: no},
+		}},
+		{"50 identical GETs make 1 request", guard.Policy{Circuit: scope}, []step{
+			{begin: users, want: guard.Send, as: "leader"},
+			{begin: users, n: 49, want: guard.Join},
+			{finish: "leader", status: 200, wantCount: map[metrics.Counter]uint64{metrics.Network: 1, metrics.Coalesced: 49}},
+			{begin: users, want: guard.Send}, // the flight is over: a new request
+		}},
+		{"POSTs are never coalesced", guard.Policy{Circuit: scope}, []step{
+			{begin: users, method: "POST", want: guard.Send},
+			{begin: users, method: "POST", want: guard.Send},
+		}},
+		{"a 502 arms; F5 storm answered as open", guard.Policy{Circuit: scope}, []step{
+			{begin: users, want: guard.Send, as: "a"},
+			{finish: "a", status: 502, wantArmed: yes, wantUntil: 120_000},
+			{begin: users, n: 20, want: guard.Open, wantCount: map[metrics.Counter]uint64{metrics.ShortCircuited: 20, metrics.Network: 1}},
+		}},
+		{"a 503's Retry-After is the TTL, capped at max TTL", guard.Policy{Circuit: scope}, []step{
+			{begin: users, want: guard.Send, as: "a"},
+			{finish: "a", status: 503, ra: "30", wantArmed: yes, wantUntil: 30_000},
+			{clear: true},
+			{begin: users, want: guard.Send, as: "b"},
+			{finish: "b", status: 503, ra: "86400", wantArmed: yes, wantUntil: 600_000},
+		}},
+		{"expiry: exactly one probe, the others wait; a failed probe doubles the TTL", guard.Policy{Circuit: scope}, []step{
+			{begin: users, want: guard.Send, as: "a"},
+			{finish: "a", status: 502},
+			{advance: 120_000, begin: users, want: guard.Send, as: "probe", wantCount: map[metrics.Counter]uint64{metrics.Probes: 1}},
+			{begin: users, n: 19, want: guard.Wait},
+			{finish: "probe", status: 502, wantArmed: yes, wantUntil: 120_000 + 240_000},
+			{begin: users, n: 19, want: guard.Open, wantCount: map[metrics.Counter]uint64{metrics.Network: 2}},
+		}},
+		{"a successful probe closes, and forgets the outage's negative entries", guard.Policy{Circuit: shortTTL}, []step{
+			{begin: users, want: guard.Send, as: "a"},
+			{finish: "a", status: 504},
+			{advance: 4_000, begin: "http://app.test/api/probe", want: guard.Send, as: "probe"},
+			{begin: users, want: guard.Wait},
+			{finish: "probe", status: 200, wantArmed: no},
+			{begin: users, want: guard.Send}, // within the 5 s negative window of its 504
+		}},
+		{"an aborted probe hands over to the next request", guard.Policy{Circuit: scope}, []step{
+			{begin: users, want: guard.Send, as: "a"},
+			{finish: "a", status: 502},
+			{advance: 120_000, begin: users, want: guard.Send, as: "probe"},
+			{abort: "probe", cancel: true},
+			{begin: users, want: guard.Send, wantCount: map[metrics.Counter]uint64{metrics.Probes: 2}},
+		}},
+		{"429 with Retry-After 2: one retry after 2 s", guard.Policy{Circuit: scope}, []step{
+			{begin: users, want: guard.Send, as: "a"},
+			{finish: "a", status: 429, ra: "2", wantOut: &guard.Outcome{Retry: true, WaitMs: 2000}},
+			{advance: 2000, finish: "a", status: 200, wantOut: &guard.Outcome{}, wantCount: map[metrics.Counter]uint64{metrics.Retries: 1, metrics.Network: 2}},
+			{begin: users, want: guard.Send},
+		}},
+		{"429 without Retry-After pauses the whole service for 300 s, and clear does not lift it", guard.Policy{Circuit: scope}, []step{
+			{begin: users, want: guard.Send, as: "a"},
+			{finish: "a", status: 429, wantOut: &guard.Outcome{}},
+			{begin: "http://app.test/api/orders", want: guard.Cooling},
+			{clear: true},
+			{advance: 299_999, begin: users, want: guard.Cooling},
+			{advance: 1, begin: users, want: guard.Send},
+		}},
+		{"a failed GET is not asked again inside its window", guard.Policy{Circuit: scope}, []step{
+			{begin: users, want: guard.Send, as: "a"},
+			{finish: "a", status: 500, wantArmed: no},
+			{advance: 4_999, begin: users, want: guard.Negative},
+			{advance: 1, begin: users, want: guard.Send, as: "b"},
+			{finish: "b", status: 0}, // network error
+			{advance: 29_999, begin: users, want: guard.Negative},
+			{clear: true},
+			{begin: users, want: guard.Send},
+		}},
+		{"stale: the last good copy answers for the circuit and for failures, with its age", withStale, []step{
+			{begin: users, want: guard.Send, as: "a"},
+			{finish: "a", status: 200, wantOut: &guard.Outcome{WantBody: true}, store: 120},
+			{advance: 10_000, begin: users, want: guard.Send, as: "b"},
+			{finish: "b", status: 502, wantOut: &guard.Outcome{Serve: true}, wantArmed: yes},
+			{advance: 1_000, begin: users, want: guard.Stale, wantCount: map[metrics.Counter]uint64{metrics.StaleServed: 2}},
+			{begin: "http://app.test/api/never-fetched", want: guard.Open},
+		}},
+		{"stale is off by default", guard.Policy{Circuit: scope}, []step{
+			{begin: users, want: guard.Send, as: "a"},
+			{finish: "a", status: 200, wantOut: &guard.Outcome{}},
+			{begin: users, want: guard.Send, as: "b"},
+			{finish: "b", status: 502, wantOut: &guard.Outcome{}},
+			{begin: users, want: guard.Open},
+		}},
+		{"aborts: the network request is cancelled only with its last waiter", guard.Policy{Circuit: scope}, []step{
+			{begin: users, want: guard.Send, as: "a"},
+			{begin: users, want: guard.Join},
+			{abort: "a", cancel: false},
+			{begin: "http://app.test/api/solo", want: guard.Send, as: "solo"},
+			{abort: "solo", cancel: true},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) { run(t, tt.p, tt.steps) })
+	}
+}
+
+func TestStaleCopyCarriesItsAge(t *testing.T) {
+	p := guard.Policy{Circuit: scope}
+	p.Stale.Enabled = true
+	g, _ := guard.New(p, store.NewMemory())
+	a := g.Begin(t0, "GET", users, "")
+	g.Finish(t0, a.Ticket, 200, "", "")
+	id := g.Store(t0, a.Ticket, 10)
+	g.Arm(t0+5000, 502, 0)
+	got := g.Begin(t0+7000, "GET", users, "")
+	if got.Kind != guard.Stale || got.Copy.ID != id || got.Copy.AgeMs != 7000 || got.Copy.StoredAtMs != t0 {
+		t.Fatalf("Begin = %+v, want the copy %d aged 7000 ms", got, id)
+	}
+}
+
+func TestHeadersThatVaryTheAnswerAreNotCoalesced(t *testing.T) {
+	g, _ := guard.New(guard.Policy{Circuit: scope}, store.NewMemory())
+	a := g.Begin(t0, "GET", users, "x-tenant: a")
+	b := g.Begin(t0, "GET", users, "x-tenant: b")
+	c := g.Begin(t0, "GET", users, "x-tenant: a\ntraceparent: 00-1")
+	if a.Kind != guard.Send || b.Kind != guard.Send || c.Kind != guard.Join || c.Flight != a.Flight {
+		t.Fatalf("a=%+v b=%+v c=%+v", a, b, c)
+	}
+}
+
+func TestInFlightIsBounded(t *testing.T) {
+	g, _ := guard.New(guard.Policy{Circuit: scope}, store.NewMemory())
+	for i := 0; i < guard.MaxInFlight+10; i++ {
+		g.Begin(t0, "POST", users, "")
+	}
+	if g.InFlight() != guard.MaxInFlight || g.Metrics().Get(metrics.Evicted) != 10 {
+		t.Fatalf("in flight %d, evicted %d", g.InFlight(), g.Metrics().Get(metrics.Evicted))
+	}
+}
