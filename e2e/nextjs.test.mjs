@@ -48,14 +48,17 @@ describe("twin Next.js portals in Chromium", { skip }, () => {
   async function open(name, context) {
     const ctx = context ?? (await browser.newContext());
     const { page, problems } = await watchedPage(ctx);
-    await page.addInitScript(() => {
-      // CSP violations are also console errors; this keeps the directive for the message.
-      window.__csp = [];
-      document.addEventListener("securitypolicyviolation", (e) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
-    });
+    await recordCspViolations(page);
     await page.goto(portal[name].url + "/");
     return { page, problems, context: ctx };
   }
+
+  /** window.__csp: every securitypolicyviolation, as "directive blockedURI". */
+  const recordCspViolations = (page) =>
+    page.addInitScript(() => {
+      window.__csp = [];
+      document.addEventListener("securitypolicyviolation", (e) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
+    });
 
   const settled = (page) =>
     page.waitForFunction(
@@ -208,6 +211,28 @@ describe("twin Next.js portals in Chromium", { skip }, () => {
     assert.deepEqual(fromCache, [0], "one fetch, served from the cache");
 
     assert.deepEqual(await csp(page), []);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test("without 'wasm-unsafe-eval' the wasm cannot start: the one addition Go wasm needs", async () => {
+    const context = await browser.newContext();
+    const { page, problems } = await watchedPage(context);
+    await recordCspViolations(page);
+    // The same page, its policy minus 'wasm-unsafe-eval'.
+    await page.route(`${portal.user.url}/`, async (route) => {
+      const res = await route.fetch();
+      const headers = { ...res.headers() };
+      headers["content-security-policy"] = headers["content-security-policy"].replace(" 'wasm-unsafe-eval'", "");
+      await route.fulfill({ response: res, headers });
+    });
+    await page.goto(portal.user.url + "/");
+    await page.waitForFunction(() => window.gatewayCircuit?.status !== "loading", null, { timeout: 15_000 });
+    assert.equal(await page.evaluate(() => window.gatewayCircuit.status), "fallback");
+    assert.match(await page.evaluate(() => String(window.gatewayCircuit.error)), /WebAssembly|CSP|Content Security Policy|wasm-unsafe-eval/i);
+    await settled(page); // the page still works: the queries go out through the JS gate
+    assert.deepEqual(await rowStates(page), Array(QUERIES).fill("success"));
+    assert.deepEqual(await csp(page), ["script-src wasm-eval"], "the browser reports the blocked compilation");
     assert.deepEqual(problems, []);
     await context.close();
   });
