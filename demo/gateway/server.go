@@ -56,6 +56,7 @@ func NewServer(d Dirs) *Server {
 	s.mux.HandleFunc("POST /__admin/mode", s.setMode)
 	s.mux.HandleFunc("GET /__admin/counts", s.getCounts)
 	s.mux.HandleFunc("POST /__admin/reset", s.reset)
+	mountFaults(s.mux, d) // /fault/: the reliability tests (faults.go)
 	return s
 }
 
@@ -64,7 +65,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.Serve
 // pageParams are the demo page's knobs, taken from its query string so that
 // a reload keeps them.
 type pageParams struct {
-	Wasm, Scope, TTL, MaxTTL, Trip string
+	Wasm, Scope, TTL, MaxTTL, Trip, Stale string
 	Queries                        int
 }
 
@@ -76,6 +77,7 @@ func (s *Server) servePage(w http.ResponseWriter, r *http.Request) {
 		TTL:     q.Get("ttl"),
 		MaxTTL:  q.Get("maxTtl"),
 		Trip:    q.Get("trip"),
+		Stale:   q.Get("stale"),
 		Queries: 6,
 	}
 	if n, err := strconv.Atoi(q.Get("queries")); err == nil && n >= 0 && n <= 200 {
