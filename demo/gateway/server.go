@@ -65,7 +65,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.Serve
 // pageParams are the demo page's knobs, taken from its query string so that
 // a reload keeps them.
 type pageParams struct {
-	Wasm, Scope, TTL, MaxTTL, Trip, Stale string
+	Wasm, Scope, TTL, MaxTTL, Trip string
 	Queries                        int
 }
 
@@ -77,7 +77,6 @@ func (s *Server) servePage(w http.ResponseWriter, r *http.Request) {
 		TTL:     q.Get("ttl"),
 		MaxTTL:  q.Get("maxTtl"),
 		Trip:    q.Get("trip"),
-		Stale:   q.Get("stale"),
 		Queries: 6,
 	}
 	if n, err := strconv.Atoi(q.Get("queries")); err == nil && n >= 0 && n <= 200 {
