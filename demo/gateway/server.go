@@ -65,7 +65,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.Serve
 // pageParams are the demo page's knobs, taken from its query string so that
 // a reload keeps them.
 type pageParams struct {
-	Wasm, Scope, TTL, MaxTTL, Trip string
+	Wasm, Scope, TTL, MaxTTL, Trip, Stale string
 	Queries                        int
 }
 
@@ -77,6 +77,7 @@ func (s *Server) servePage(w http.ResponseWriter, r *http.Request) {
 		TTL:     q.Get("ttl"),
 		MaxTTL:  q.Get("maxTtl"),
 		Trip:    q.Get("trip"),
+		Stale:   q.Get("stale"),
 		Queries: 6,
 	}
 	if n, err := strconv.Atoi(q.Get("queries")); err == nil && n >= 0 && n <= 200 {
@@ -114,7 +115,9 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	}
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
-	h.Set("Cache-Control", "no-store")
+	// no-cache, not no-store: the browser asks every time, and a client may
+	// keep a copy to fall back on (data-stale); no-store would forbid that.
+	h.Set("Cache-Control", "no-cache")
 	if m.RetryAfter > 0 {
 		h.Set("Retry-After", strconv.Itoa(m.RetryAfter))
 	}

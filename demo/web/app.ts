@@ -3,6 +3,7 @@
 // The e2e tests read the data-* attributes this page sets on <body>.
 
 import { QueryCache, QueryClient, QueryObserver } from "@tanstack/query-core";
+import { toGatewayError } from "../../js/src/query.js";
 import type { CircuitState, GatewayCircuit } from "../../js/src/types.js";
 
 const gc = (window as unknown as { gatewayCircuit: GatewayCircuit }).gatewayCircuit;
@@ -22,11 +23,30 @@ const queryClient = new QueryClient({
 
 const rows = $("queries");
 const settled = new Set<number>();
+
+// fetchJSON would do, but the page also shows when an answer is a stale copy
+// (data-stale="on") and how old it is.
+interface Item {
+  data: unknown;
+  stale: boolean;
+  ageSeconds: number;
+}
+const itemQuery =
+  (url: string) =>
+  async ({ signal }: { signal?: AbortSignal }): Promise<Item> => {
+    const res = await gc.fetch(url, { signal });
+    if (!res.ok) throw await toGatewayError(res);
+    return {
+      data: await res.json(),
+      stale: res.headers.get("x-gateway-circuit") === "stale",
+      ageSeconds: Number(res.headers.get("age") ?? 0),
+    };
+  };
 for (let i = 0; i < count; i++) {
   const tr = document.createElement("tr");
   tr.innerHTML = `<td>/api/items/${i}</td><td class="status">pending</td><td class="detail"></td>`;
   rows.append(tr);
-  const observer = new QueryObserver(queryClient, { queryKey: ["item", i], queryFn: gc.queryFn(`/api/items/${i}`) });
+  const observer = new QueryObserver(queryClient, { queryKey: ["item", i], queryFn: itemQuery(`/api/items/${i}`) });
   observer.subscribe((r) => {
     tr.querySelector(".status")!.textContent = r.status;
     tr.querySelector(".status")!.className = `status ${r.status}`;
@@ -36,8 +56,9 @@ for (let i = 0; i < count; i++) {
         ? `${e.code} ${e.httpStatus}`
         : String(e)
       : r.data
-        ? JSON.stringify(r.data)
+        ? (r.data.stale ? `stale, ${r.data.ageSeconds} s old: ` : "") + JSON.stringify(r.data.data)
         : "";
+    tr.dataset.stale = String(Boolean(r.data?.stale && !r.error));
     if (r.status !== "pending" && !r.isFetching) settled.add(i);
     body.dataset.settled = String(settled.size);
   });
@@ -64,7 +85,14 @@ function render(state: CircuitState | null) {
   overlay.hidden = false;
 }
 render(gc.read());
-gc.subscribe(render);
+let wasArmed = gc.read() !== null;
+gc.subscribe((state) => {
+  render(state);
+  // The circuit's time is up: ask again. The module lets one probe through
+  // and holds the others until it answers.
+  if (wasArmed && !state) void queryClient.refetchQueries();
+  wasArmed = state !== null;
+});
 
 $("overlay-dismiss").addEventListener("click", () => {
   gc.clear();
@@ -75,6 +103,14 @@ $("outside").addEventListener("click", async () => {
   const res = await gc.fetch("/outside/ping");
   body.dataset.outside = String(res.status);
 });
+
+// The policies at work, live.
+const metricsBox = $("metrics");
+setInterval(() => {
+  metricsBox.textContent = Object.entries(gc.metrics())
+    .map(([k, v]) => `${k} ${v}`)
+    .join(" · ");
+}, 500);
 
 const showStatus = () => {
   $("module-status").textContent = gc.status;
