@@ -3,6 +3,9 @@
 // request counts are the ground truth; nothing in the browser is mocked.
 
 import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { once } from "node:events";
 import { createInterface } from "node:readline";
 import { chromium } from "playwright-core";
@@ -22,7 +25,9 @@ export const CHROMIUM_ARGS = [
 
 /** Starts build/gateway on a free loopback port. */
 export async function startGateway() {
-  const proc = spawn(`${root}build/gateway`, ["-addr", "127.0.0.1:0", "-root", root], {
+  // Each gateway gets its own orders database, so suites never share rows.
+  const data = mkdtempSync(join(tmpdir(), "gatewaycircuit-"));
+  const proc = spawn(`${root}build/gateway`, ["-addr", "127.0.0.1:0", "-root", root, "-data", data], {
     stdio: ["ignore", "pipe", "inherit"],
   });
   const lines = createInterface({ input: proc.stdout });
@@ -45,9 +50,12 @@ export async function startGateway() {
     /** Requests that reached the fake API, optionally under a path prefix. */
     count: async (prefix = "/") => (await admin(`/__admin/counts?prefix=${encodeURIComponent(prefix)}`)).total,
     reset: () => admin("/__admin/reset", "POST"),
+    /** Rows in the orders table (a SQL count at the gateway) and recorded keys. */
+    orders: () => admin("/__admin/orders"),
     stop: async () => {
       proc.kill("SIGTERM");
       await once(proc, "exit");
+      rmSync(data, { recursive: true, force: true });
     },
   };
 }

@@ -8,11 +8,13 @@
 package main
 
 import (
+	"errors"
 	"strings"
 	"syscall/js"
 	"unsafe"
 
 	"github.com/gatewaycircuit/gatewaycircuit/internal/guard"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/idempotency"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/jsbridge"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/metrics"
 )
@@ -26,11 +28,16 @@ const (
 	flagChanged  = 16 // the circuit's state changed: read it and notify
 )
 
-// Return codes of gc_configure and gc_arm.
+// Return codes of gc_configure, gc_arm and gc_idem_begin (messages in buf).
 const (
-	codeBadConfig  = -1 // message in buf
-	codeBadArm     = -2 // message in buf
+	codeBadConfig  = -1
+	codeBadArm     = -2
 	codeNotStarted = -3
+	codeKeyReused  = -4 // the key was used with another body (the draft's 422)
+	codeLedgerFull = -5
+	codeBadBody    = -6 // too large or too deep to fingerprint
+	codeBadKey     = -7
+	codeIdemOff    = -8
 )
 
 var (
@@ -43,6 +50,7 @@ var (
 	g          *guard.Guard
 	messageLen int32    // length of the last error message written to buf
 	dropped    []uint32 // stale copies JS has yet to release (gc_dropped)
+	body       []byte   // a mutation's body, written by JS (gc_body)
 )
 
 func main() {
@@ -136,6 +144,66 @@ func gcObserve(nowMs float64, status int32, n int32) int32 {
 	v := g.Breaker().Version()
 	g.Observe(int64(nowMs), method, url, "", int(status), retryAfter)
 	return changed(v)
+}
+
+// gc_body returns where JS writes a body of n bytes (valid until the next call).
+//
+//go:wasmexport gc_body
+func gcBody(n int32) int32 {
+	if n < 0 {
+		n = 0
+	}
+	if cap(body) < int(n) {
+		body = make([]byte, n)
+	}
+	body = body[:n]
+	if n == 0 {
+		return 0
+	}
+	return int32(uintptr(unsafe.Pointer(&body[0])))
+}
+
+// gc_idem_begin registers a mutation before it is sent: buf[:n] is
+// "OPERATION\nGIVEN-KEY" (empty: derive the action's key), the body is in
+// gc_body, r0..r3 are 16 random bytes for a new key. It returns the
+// idempotency.Decision (1 start, 2 retry, 3 join) and writes "key\nheader" to
+// buf (length in out[0]), or a negative code with the message in buf.
+//
+//go:wasmexport gc_idem_begin
+func gcIdemBegin(nowMs float64, n int32, r0, r1, r2, r3 int32) int32 {
+	if g == nil || g.Ledger() == nil {
+		return codeIdemOff
+	}
+	op, given, _ := strings.Cut(text(n), "\n")
+	var random [16]byte
+	for i, r := range [4]int32{r0, r1, r2, r3} {
+		random[4*i], random[4*i+1], random[4*i+2], random[4*i+3] = byte(r), byte(r>>8), byte(r>>16), byte(r>>24)
+	}
+	sub, err := g.Ledger().Submit(int64(nowMs), op, given, body, random)
+	switch {
+	case errors.Is(err, idempotency.ErrKeyReused):
+		return message(codeKeyReused, err)
+	case errors.Is(err, idempotency.ErrLedgerFull):
+		return message(codeLedgerFull, err)
+	case errors.Is(err, idempotency.ErrTooLarge), errors.Is(err, idempotency.ErrTooDeep):
+		return message(codeBadBody, err)
+	case err != nil:
+		return message(codeBadKey, err)
+	}
+	out[0] = float64(copy(buf[:], sub.Key+"\n"+sub.Header))
+	return int32(sub.Decision)
+}
+
+// gc_idem_finish records the answer of a mutation: buf[:n] is
+// "OPERATION\nKEY", status 0 when it got none. Returns the entry's state.
+//
+//go:wasmexport gc_idem_finish
+func gcIdemFinish(nowMs float64, n int32, status int32) int32 {
+	if g == nil || g.Ledger() == nil {
+		return 0
+	}
+	op, key, _ := strings.Cut(text(n), "\n")
+	return int32(g.Ledger().Finish(int64(nowMs), op, key, int(status)))
 }
 
 // gc_store keeps a body of the given size as the ticket's stale copy and

@@ -23,15 +23,25 @@ import (
 func main() {
 	addr := flag.String("addr", "127.0.0.1:8080", "listen address (loopback only)")
 	root := flag.String("root", ".", "repository root (serves dist/, build/demo/ and demo/web/)")
+	data := flag.String("data", "", "where the orders database lives (default: ROOT/build/data)")
 	flag.Parse()
+	if *data == "" {
+		*data = filepath.Join(*root, "build", "data")
+	}
 
-	srv := &http.Server{Handler: NewServer(Dirs{
+	gateway, err := NewServer(Dirs{
 		Dist: filepath.Join(*root, "dist"),
 		App:  filepath.Join(*root, "build", "demo"),
 		Web:  filepath.Join(*root, "demo", "web"),
 		// build/bench holds the bench pages next to the floor program they load.
 		Bench: filepath.Join(*root, "build", "bench"),
-	})}
+		Data:  *data,
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer gateway.Close()
+	srv := &http.Server{Handler: gateway}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		log.Fatal(err)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/gatewaycircuit/gatewaycircuit/demo/gateway/idem"
 )
 
 // Dirs are where the served files live.
@@ -18,6 +20,7 @@ type Dirs struct {
 	Web  string // demo/web/: the page template
 	// Bench, when set, is served under /bench/ with cross-origin isolation.
 	Bench string
+	Data  string // the orders database (SQLite) lives here
 }
 
 // Mode is the fake API's behaviour, switched with /__admin/mode.
@@ -29,17 +32,19 @@ type Mode struct {
 
 // Server is the demo gateway.
 type Server struct {
-	dirs Dirs
-	mux  *http.ServeMux
-	page *template.Template
+	dirs   Dirs
+	mux    *http.ServeMux
+	page   *template.Template
+	orders *idem.Service // POST /api/orders with idempotency keys
 
 	mu     sync.Mutex     // guards mode and counts
 	mode   Mode           //
 	counts map[string]int // requests that reached the fake API, per path
 }
 
-// NewServer returns a gateway in mode ok with zero counts.
-func NewServer(d Dirs) *Server {
+// NewServer returns a gateway in mode ok with zero counts. Its orders
+// endpoint keeps its SQLite database under d.Data; Close closes it.
+func NewServer(d Dirs) (*Server, error) {
 	s := &Server{dirs: d, mux: http.NewServeMux(), mode: Mode{Status: 200}, counts: map[string]int{}}
 	s.page = template.Must(template.ParseFiles(filepath.Join(d.Web, "index.html")))
 	s.mux.HandleFunc("GET /{$}", s.servePage)
@@ -57,8 +62,17 @@ func NewServer(d Dirs) *Server {
 	s.mux.HandleFunc("GET /__admin/counts", s.getCounts)
 	s.mux.HandleFunc("POST /__admin/reset", s.reset)
 	mountFaults(s.mux, d) // /fault/: the reliability tests (faults.go)
-	return s
+	orders, err := idem.New(d.Data, idem.Options{})
+	if err != nil {
+		return nil, err
+	}
+	s.orders = orders
+	orders.Register(s.mux) // POST /api/orders, exactly once per Idempotency-Key
+	return s, nil
 }
+
+// Close releases the orders database.
+func (s *Server) Close() error { return s.orders.Close() }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
 
@@ -66,7 +80,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.Serve
 // a reload keeps them.
 type pageParams struct {
 	Wasm, Scope, TTL, MaxTTL, Trip, Stale string
-	Queries                        int
+	Queries                               int
 }
 
 func (s *Server) servePage(w http.ResponseWriter, r *http.Request) {

@@ -112,6 +112,31 @@ setInterval(() => {
     .join(" · ");
 }, 500);
 
+// Saving an order: a POST in scope, so the module gives it an Idempotency-Key
+// derived from the body. A double click, a retry after a timeout and a retry
+// after F5 are one action, and the gateway makes one row of it.
+// ?saveTimeout=ms makes the page give up waiting (AbortSignal.timeout).
+const saveTimeout = Number(new URLSearchParams(location.search).get("saveTimeout") ?? 0);
+const saves: string[] = [];
+$("save").addEventListener("click", async () => {
+  const init: RequestInit = {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-demo-user": "demo" },
+    body: JSON.stringify({ item: ($("order-item") as HTMLInputElement).value, qty: 1 }),
+  };
+  if (saveTimeout > 0) init.signal = AbortSignal.timeout(saveTimeout);
+  let outcome: string;
+  try {
+    const res = await gc.fetch("/api/orders", init);
+    outcome = `${res.status}${res.headers.get("idempotent-replayed") ? " replayed" : ""}`;
+  } catch (e) {
+    outcome = e instanceof Error ? e.name : String(e);
+  }
+  saves.push(outcome);
+  $("save-result").textContent = saves.join(", ");
+  body.dataset.saves = JSON.stringify(saves);
+});
+
 const showStatus = () => {
   $("module-status").textContent = gc.status;
   body.dataset.module = gc.status;

@@ -13,6 +13,7 @@ import (
 //	negativeCache=on|off   remember failed GETs (default on)
 //	cooldown=on|off        pause a service after a 429 (default on)
 //	probe=on|off           one half-open probe at expiry (default on)
+//	idempotency=on|off     idempotency keys on mutations (default on)
 //
 // The error names the setting.
 func ParseConfig(text string) (Policy, error) {
@@ -45,6 +46,8 @@ func ParseConfig(text string) (Policy, error) {
 			p.Cooldown.Disabled = !on
 		case "probe":
 			p.Probe.Disabled = !on
+		case "idempotency":
+			p.IdempotencyOff = !on
 		default:
 			return &circuit.PolicyError{Field: key, Reason: "unknown setting"}
 		}

@@ -10,12 +10,12 @@ import (
 )
 
 func TestParseConfig(t *testing.T) {
-	p, err := guard.ParseConfig("ttlMs=5000\nscope=http://a.test/\nstale=on\nstaleMaxMs=60000\ncoalesce=off\nnegativeCache=off\ncooldown=off\nprobe=off")
+	p, err := guard.ParseConfig("ttlMs=5000\nscope=http://a.test/\nstale=on\nstaleMaxMs=60000\ncoalesce=off\nnegativeCache=off\ncooldown=off\nprobe=off\nidempotency=off")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if p.Circuit.TTLMs != 5000 || !p.Stale.Enabled || p.Stale.MaxStaleMs != 60000 || !p.Coalesce.Disabled ||
-		!p.Negative.Disabled || !p.Cooldown.Disabled || !p.Probe.Disabled {
+		!p.Negative.Disabled || !p.Cooldown.Disabled || !p.Probe.Disabled || !p.IdempotencyOff {
 		t.Fatalf("got %+v", p)
 	}
 	if _, err := guard.New(p, store.NewMemory()); err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/gatewaycircuit/gatewaycircuit/internal/circuit"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/coalesce"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/cooldown"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/idempotency"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/metrics"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/negcache"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/probe"
@@ -32,6 +33,10 @@ type Policy struct {
 	Negative negcache.Policy `json:"negative"`
 	Stale    stale.Policy    `json:"stale"`
 	Coalesce coalesce.Policy `json:"coalesce"`
+	// Idempotency is the ledger of mutations (idempotency keys).
+	Idempotency idempotency.Policy `json:"idempotency"`
+	// IdempotencyOff sends mutations without keys.
+	IdempotencyOff bool `json:"idempotencyOff"`
 }
 
 // MaxInFlight bounds the requests a Guard tracks between Begin and Finish.
@@ -92,6 +97,7 @@ type Guard struct {
 	flights  *coalesce.Table
 	keyRule  coalesce.Policy
 	metrics  metrics.Set
+	ledger   *idempotency.Ledger // nil when idempotency is off
 
 	tickets    map[uint32]*ticket // requests between Begin and Finish
 	lastTicket uint32
@@ -122,8 +128,16 @@ func New(p Policy, s store.Store) (*Guard, error) {
 	if g.flights, err = coalesce.New(p.Coalesce); err != nil {
 		return nil, err
 	}
+	if !p.IdempotencyOff {
+		if g.ledger, err = idempotency.New(p.Idempotency, s); err != nil {
+			return nil, err
+		}
+	}
 	return g, nil
 }
+
+// Ledger is the idempotency ledger of mutations, or nil when it is off.
+func (g *Guard) Ledger() *idempotency.Ledger { return g.ledger }
 
 // Breaker is the circuit, for arm/read/clear and its state.
 func (g *Guard) Breaker() *circuit.Breaker { return g.breaker }
@@ -135,6 +149,9 @@ func (g *Guard) Metrics() *metrics.Set { return &g.metrics }
 func (g *Guard) Load(nowMs int64) circuit.State {
 	s := g.breaker.Load(nowMs)
 	g.syncGate()
+	if g.ledger != nil {
+		g.ledger.Load(nowMs) // pending actions of the page that is gone are failed: retry with their keys
+	}
 	return s
 }
 

@@ -8,8 +8,8 @@
 // AbortSignals, timers, and the bodies of stale copies.
 
 import { type ResolvedOptions, configText } from "./config.js";
-import { ARMED, CHANGED, type Engine, Kind, RETRY, SERVE, WANT_BODY, loadEngine } from "./engine.js";
-import { isCircuitOpenError, isGatewayError } from "./errors.js";
+import { CHANGED, type Engine, Idem, Kind, RETRY, SERVE, WANT_BODY, loadEngine } from "./engine.js";
+import { GatewayIdempotencyError, isCircuitOpenError, isGatewayError, isIdempotencyError } from "./errors.js";
 import { createFetchJSON, createRetry, MARKER_HEADER } from "./query.js";
 import { inScope, requestUrl } from "./scope.js";
 import {
@@ -82,13 +82,37 @@ function methodOf(input: RequestInfo | URL, init?: RequestInit): string {
   return m.toUpperCase();
 }
 
+function headersOf(input: RequestInfo | URL, init?: RequestInit): HeadersInit | undefined {
+  return init?.headers ?? (typeof Request !== "undefined" && input instanceof Request ? input.headers : undefined);
+}
+
 /** The request headers as "name: value" lines: they vary the coalescing key. */
 function headerBlock(input: RequestInfo | URL, init?: RequestInit): string {
-  const h = init?.headers ?? (typeof Request !== "undefined" && input instanceof Request ? input.headers : undefined);
+  const h = headersOf(input, init);
   let s = init?.credentials ? `:credentials: ${init.credentials}\n` : "";
   if (!h) return s;
   for (const [k, v] of new Headers(h)) s += `${k}: ${v}\n`;
   return s;
+}
+
+const MUTATIONS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+const encoder = new TextEncoder();
+
+/** The body's bytes, or null when it cannot be read without consuming it. */
+async function bodyBytes(input: RequestInfo | URL, init?: RequestInit): Promise<Uint8Array | null> {
+  const b = init?.body;
+  if (b === undefined || b === null) {
+    if (typeof Request !== "undefined" && input instanceof Request && input.body) {
+      return new Uint8Array(await input.clone().arrayBuffer());
+    }
+    return new Uint8Array(0);
+  }
+  if (typeof b === "string") return encoder.encode(b);
+  if (b instanceof URLSearchParams) return encoder.encode(b.toString());
+  if (b instanceof ArrayBuffer) return new Uint8Array(b);
+  if (ArrayBuffer.isView(b)) return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
+  if (typeof Blob !== "undefined" && b instanceof Blob) return new Uint8Array(await b.arrayBuffer());
+  return null; // FormData (its multipart boundary is random), ReadableStream
 }
 
 function abortError(signal: AbortSignal): unknown {
@@ -103,6 +127,7 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment): Gate
   const flights = new Map<number, Flight>();
   const probeWaiters = new Map<number, (() => void)[]>();
   const copies = new Map<number, Copy>();
+  const mutations = new Map<string, Joiner[]>(); // "op\nkey" of actions in flight → who shares them
   let engine: Engine | null = null;
   let status: ModuleStatus = "loading";
   let lastError: Error | null = null;
@@ -197,14 +222,17 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment): Gate
     const url = requestUrl(input, env.baseUrl());
     if (url === null) return nativeFetch(input, init); // fetch rejects it with its own TypeError
     if (engine) {
-      const a = call((e) => e.begin(now(), methodOf(input, init), url, headerBlock(input, init)));
+      const method = methodOf(input, init);
+      const a = call((e) => e.begin(now(), method, url, headerBlock(input, init)));
       if (a !== null) {
         sync(a.changed);
         switch (a.kind) {
           case Kind.Pass:
             return nativeFetch(input, init);
           case Kind.Send:
-            return send(a.ticket, a.flight, a.probe, input, init);
+            return o.idempotency && MUTATIONS.has(method)
+              ? sendMutation(a.ticket, `${method} ${url}`, input, init)
+              : send(a.ticket, a.flight, a.probe, input, init);
           case Kind.Join:
             return join(a.flight, input, init);
           case Kind.Wait:
@@ -328,6 +356,54 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment): Gate
       else signal.addEventListener("abort", onAbort, { once: true });
       p.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
     });
+  }
+
+  /**
+   * A mutation in scope: it carries an Idempotency-Key, one per user action
+   * (derived from the operation and the canonical body, so a double click or a
+   * retry after a failure or a reload reuses it), and identical submissions in
+   * flight share one request.
+   */
+  async function sendMutation(ticket: number, op: string, input: RequestInfo | URL, init?: RequestInit) {
+    const body = await bodyBytes(input, init);
+    const given = new Headers(headersOf(input, init)).get("idempotency-key") ?? "";
+    const sub = body && call((e) => e.idemBegin(now(), op, given, body));
+    // A stream or FormData body cannot be fingerprinted: sent as is (README).
+    if (!sub || sub.code === Idem.Off) return send(ticket, 0, 0, input, init);
+    if (sub.code < 0 || sub.code === Idem.Join) call((e) => e.abort(ticket)); // nothing goes out for this call
+    if (sub.code === Idem.KeyReused) {
+      return new Response(JSON.stringify({ error: "idempotency_key_reused", message: sub.message }), {
+        status: 422,
+        statusText: "Unprocessable Content",
+        headers: { "content-type": "application/json", [MARKER_HEADER]: "idempotency" },
+      });
+    }
+    if (sub.code < 0) throw new GatewayIdempotencyError(sub.code, sub.message);
+    const action = `${op}\n${sub.key}`;
+    if (sub.code === Idem.Join) {
+      const waiting = mutations.get(action);
+      if (waiting) return new Promise<Response>((resolve, reject) => waiting.push({ resolve, reject }));
+    }
+    const headers = new Headers(headersOf(input, init));
+    headers.set("idempotency-key", sub.header);
+    const joiners: Joiner[] = [];
+    mutations.set(action, joiners);
+    const done = (status: number) => {
+      mutations.delete(action);
+      call((e) => e.idemFinish(now(), op, sub.key, status));
+    };
+    return send(ticket, 0, 0, input, { ...init, headers }).then(
+      (res) => {
+        done(res.status);
+        for (const j of joiners) j.resolve(res.clone());
+        return res;
+      },
+      (err: unknown) => {
+        done(0); // no answer: the effect may have happened; the next try keeps the key
+        for (const j of joiners) j.reject(err);
+        throw err;
+      },
+    );
   }
 
   /** A caller coalesced onto flight id: it gets its own clone of the answer. */
@@ -495,6 +571,7 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment): Gate
     retry: createRetry(o.tripStatuses),
     isGatewayError,
     isCircuitOpenError,
+    isIdempotencyError,
     options: Object.freeze({ ...o, scope: [...o.scope], tripStatuses: [...o.tripStatuses] }),
   };
 }

@@ -44,6 +44,7 @@ test("data attributes: defaults", () => {
     negativeCache: true,
     cooldown: true,
     probe: true,
+    idempotency: true,
   });
   assert.deepEqual(problems, []);
 });
@@ -83,6 +84,7 @@ test("data attributes: ttl above max is capped; the Go config names every field"
       "negativeCache=on",
       "cooldown=on",
       "probe=on",
+      "idempotency=on",
     ].join("\n"),
   );
 });

@@ -28,6 +28,8 @@ export interface ResolvedOptions {
   cooldown: boolean;
   /** One half-open probe when the circuit's time is up. */
   probe: boolean;
+  /** Idempotency keys on in-scope POST/PUT/PATCH/DELETE. */
+  idempotency: boolean;
 }
 
 /** The data-* attributes of the script tag (a DOMStringMap). */
@@ -43,7 +45,8 @@ export type DataAttributes = Partial<
     | "coalesce"
     | "negativeCache"
     | "cooldown"
-    | "probe",
+    | "probe"
+    | "idempotency",
     string
   >
 >;
@@ -93,6 +96,7 @@ export function readOptions(
   const negativeCache = flag("data-negative-cache", data.negativeCache, true);
   const cooldown = flag("data-cooldown", data.cooldown, true);
   const probe = flag("data-probe", data.probe, true);
+  const idempotency = flag("data-idempotency", data.idempotency, true);
 
   const scope = resolveScope(data.scope, base);
   problems.push(...scope.problems);
@@ -122,6 +126,7 @@ export function readOptions(
       negativeCache,
       cooldown,
       probe,
+      idempotency,
     },
     problems,
   };
@@ -141,5 +146,6 @@ export function configText(o: ResolvedOptions): string {
     `negativeCache=${onOff(o.negativeCache)}`,
     `cooldown=${onOff(o.cooldown)}`,
     `probe=${onOff(o.probe)}`,
+    `idempotency=${onOff(o.idempotency)}`,
   ].join("\n");
 }

@@ -60,6 +60,9 @@ interface Exports {
   gc_finish(now: number, ticket: number, status: number, len: number): number;
   gc_observe(now: number, status: number, len: number): number;
   gc_store(now: number, ticket: number, bytes: number): number;
+  gc_body(n: number): number;
+  gc_idem_begin(now: number, len: number, r0: number, r1: number, r2: number, r3: number): number;
+  gc_idem_finish(now: number, len: number, status: number): number;
   gc_dropped(): number;
   gc_abort(ticket: number): number;
   gc_leave(flight: number): number;
@@ -71,6 +74,25 @@ interface Exports {
   gc_metric(i: number): number;
 }
 
+/** gc_idem_begin: a decision (> 0) or a refusal (< 0), wasm/main.go. */
+export const enum Idem {
+  Start = 1,
+  Retry = 2,
+  Join = 3,
+  KeyReused = -4,
+  LedgerFull = -5,
+  BadBody = -6,
+  BadKey = -7,
+  Off = -8,
+}
+
+export interface Submission {
+  code: Idem;
+  key: string;
+  header: string;
+  message: string;
+}
+
 export interface Engine {
   begin(now: number, method: string, url: string, headers: string): Answer;
   finish(now: number, ticket: number, status: number, retryAfter: string, cacheControl: string): Outcome;
@@ -80,6 +102,9 @@ export interface Engine {
   store(now: number, ticket: number, bytes: number): number;
   /** Ids of stale copies to release. */
   dropped(): number[];
+  /** Registers a mutation before it is sent (idempotency keys). */
+  idemBegin(now: number, operation: string, givenKey: string, body: Uint8Array): Submission;
+  idemFinish(now: number, operation: string, key: string, status: number): void;
   abort(ticket: number): boolean;
   leave(flight: number): boolean;
   /** Negative on bad input; `message()` says why. */
@@ -171,6 +196,19 @@ export async function loadEngine(wasmUrl: string, configText: string, fetchFn: t
       const ids: number[] = [];
       for (let id = ex.gc_dropped(); id !== 0; id = ex.gc_dropped()) ids.push(id);
       return ids;
+    },
+    idemBegin(now, operation, givenKey, body) {
+      const at = ex.gc_body(body.length); // may grow memory: view after the call
+      if (body.length) new Uint8Array(ex.mem.buffer, at, body.length).set(body);
+      const r = crypto.getRandomValues(new Int32Array(4));
+      const code = ex.gc_idem_begin(now, put(`${operation}\n${givenKey}`), r[0]!, r[1]!, r[2]!, r[3]!) as Idem;
+      if (code < 0) return { code, key: "", header: "", message: message() };
+      fresh();
+      const [key = "", header = ""] = decoder.decode(bytes.slice(0, out[0]!)).split("\n");
+      return { code, key, header, message: "" };
+    },
+    idemFinish(now, operation, key, status) {
+      ex.gc_idem_finish(now, put(`${operation}\n${key}`), status);
     },
     abort: (ticket) => ex.gc_abort(ticket) === 1,
     leave: (flight) => ex.gc_leave(flight) === 1,

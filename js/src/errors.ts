@@ -37,10 +37,41 @@ export class GatewayHttpError extends Error {
   }
 }
 
+/** True for GatewayHttpError (and, by its brand, GatewayIdempotencyError). */
 export function isGatewayError(e: unknown): e is GatewayHttpError {
   return typeof e === "object" && e !== null && (e as Record<symbol, unknown>)[BRAND] === true;
 }
 
 export function isCircuitOpenError(e: unknown): e is GatewayHttpError & { circuitOpen: true } {
   return isGatewayError(e) && e.circuitOpen === true;
+}
+
+export type IdempotencyErrorCode = "IDEMPOTENCY_LEDGER_FULL" | "IDEMPOTENCY_BODY_REFUSED" | "IDEMPOTENCY_BAD_KEY";
+
+const IDEMPOTENCY_CODES: Record<number, IdempotencyErrorCode> = {
+  [-5]: "IDEMPOTENCY_LEDGER_FULL",
+  [-6]: "IDEMPOTENCY_BODY_REFUSED",
+  [-7]: "IDEMPOTENCY_BAD_KEY",
+};
+
+/**
+ * A mutation the module would not send, because it could not keep the
+ * "one action, at most one effect" promise: the ledger of actions is full
+ * (of actions still pending or failed), the body is too large (1 MiB) or too
+ * deep (64) to fingerprint, or the app's Idempotency-Key is malformed. Nothing
+ * reached the network.
+ */
+export class GatewayIdempotencyError extends Error {
+  override readonly name = "GatewayIdempotencyError";
+  readonly code: IdempotencyErrorCode;
+  readonly [BRAND] = true;
+
+  constructor(code: number, message: string) {
+    super(`gatewaycircuit: ${message}`);
+    this.code = IDEMPOTENCY_CODES[code] ?? "IDEMPOTENCY_BAD_KEY";
+  }
+}
+
+export function isIdempotencyError(e: unknown): e is GatewayIdempotencyError {
+  return isGatewayError(e) && typeof (e as { code?: unknown }).code === "string" && (e as { code: string }).code.startsWith("IDEMPOTENCY_");
 }

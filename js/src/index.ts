@@ -10,12 +10,12 @@
 // keeps working, as it does when the wasm fails. Code that must know checks
 // `gatewayCircuit.status` / `.error`.
 
-import { isCircuitOpenError, isGatewayError } from "./errors.js";
+import { isCircuitOpenError, isGatewayError, isIdempotencyError } from "./errors.js";
 import { createPassthrough } from "./passthrough.js";
 import type { GatewayCircuit } from "./types.js";
 
 export type * from "./types.js";
-export { isCircuitOpenError, isGatewayError };
+export { isCircuitOpenError, isGatewayError, isIdempotencyError };
 
 let missing: GatewayCircuit | null = null;
 
@@ -58,6 +58,7 @@ export const gatewayCircuit: GatewayCircuit = {
   // The guards read a registered-symbol brand: the same in every bundle.
   isGatewayError,
   isCircuitOpenError,
+  isIdempotencyError,
   get options() {
     return live().options;
   },

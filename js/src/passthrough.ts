@@ -13,7 +13,7 @@ import {
   DEFAULT_TTL_MS,
   type ResolvedOptions,
 } from "./config.js";
-import { isCircuitOpenError, isGatewayError } from "./errors.js";
+import { isCircuitOpenError, isGatewayError, isIdempotencyError } from "./errors.js";
 import { createFetchJSON, createRetry } from "./query.js";
 import { isHttpStatus } from "./storage.js";
 import type { GatewayCircuit } from "./types.js";
@@ -34,6 +34,7 @@ export function createPassthrough(reason: Error): GatewayCircuit {
     negativeCache: false,
     cooldown: false,
     probe: false,
+    idempotency: false,
   });
   const fetchJSON = createFetchJSON(plainFetch);
   const facade = {
@@ -72,6 +73,7 @@ export function createPassthrough(reason: Error): GatewayCircuit {
     retry: createRetry(DEFAULT_TRIP_STATUSES),
     isGatewayError,
     isCircuitOpenError,
+    isIdempotencyError,
     options,
   };
   return facade;

@@ -1,9 +1,9 @@
 import type { ResolvedOptions } from "./config.js";
-import type { GatewayHttpError } from "./errors.js";
+import type { GatewayHttpError, GatewayIdempotencyError } from "./errors.js";
 import type { CircuitState } from "./storage.js";
 
 export type { CircuitState } from "./storage.js";
-export type { GatewayHttpError, GatewayErrorCode } from "./errors.js";
+export type { GatewayHttpError, GatewayErrorCode, GatewayIdempotencyError, IdempotencyErrorCode } from "./errors.js";
 export type { ResolvedOptions } from "./config.js";
 
 /** Called with the state on arm, with null on clear and on expiry. */
@@ -82,6 +82,8 @@ export interface GatewayCircuit {
   retry(failureCount: number, error: unknown): boolean;
   isGatewayError(e: unknown): e is GatewayHttpError;
   isCircuitOpenError(e: unknown): e is GatewayHttpError & { circuitOpen: true };
+  /** A mutation refused before the network (ledger full, body too large, bad key). */
+  isIdempotencyError(e: unknown): e is GatewayIdempotencyError;
   /** The options in force, after data-* parsing. */
   readonly options: Readonly<ResolvedOptions>;
 }

@@ -1,0 +1,121 @@
+// Exactly-once mutations (issue 4), end to end: the module's idempotency keys
+// in Chromium against the demo gateway, whose orders table (SQLite) is
+// counted with a query after each scenario.
+
+import assert from "node:assert/strict";
+import { after, before, beforeEach, describe, test } from "node:test";
+import { launchBrowser, sleep, startGateway, watchedPage } from "./harness.mjs";
+
+let gw, browser;
+
+const ordersAdmin = async (path, body) => {
+  const res = await fetch(`${gw.url}${path}`, { method: "POST", body: body && JSON.stringify(body) });
+  if (!res.ok) throw new Error(`${path}: ${res.status}`);
+};
+
+before(async () => {
+  gw = await startGateway();
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+  await gw?.stop();
+});
+beforeEach(async () => {
+  await ordersAdmin("/__admin/orders/reset");
+  await ordersAdmin("/__admin/orders/delay", { delayMs: 0 });
+});
+
+async function open(query = "queries=0") {
+  const context = await browser.newContext();
+  const { page, problems } = await watchedPage(context);
+  await page.goto(`${gw.url}/?${query}`);
+  await page.waitForFunction(() => document.body.dataset.module === "ready", null, { timeout: 10_000 });
+  return { page, problems, context };
+}
+
+const saves = (page, n) =>
+  page
+    .waitForFunction((n) => JSON.parse(document.body.dataset.saves ?? "[]").length >= n, n, { timeout: 15_000 })
+    .then((h) => h.jsonValue())
+    .then(() => page.evaluate(() => JSON.parse(document.body.dataset.saves)));
+
+describe("exactly-once mutations", () => {
+  test("a double click (two clicks 30 ms apart) makes one row", async () => {
+    await ordersAdmin("/__admin/orders/delay", { delayMs: 300 });
+    const { page, problems, context } = await open();
+    await page.evaluate(() => {
+      const b = document.getElementById("save");
+      b.click();
+      setTimeout(() => b.click(), 30);
+    });
+    const got = await saves(page, 2);
+    assert.deepEqual(got, ["201", "201"], "both clicks see the one result");
+    assert.equal((await gw.orders()).orders, 1);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test("a second click after the first answered replays instead of writing again", async () => {
+    const { page, problems, context } = await open();
+    await page.click("#save");
+    await saves(page, 1);
+    await page.click("#save");
+    const got = await saves(page, 2);
+    assert.deepEqual(got, ["201", "201 replayed"]);
+    assert.equal((await gw.orders()).orders, 1);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test("a retry after a client timeout, while the server is slow, makes one row", async () => {
+    await ordersAdmin("/__admin/orders/delay", { delayMs: 1500 });
+    const { page, problems, context } = await open("queries=0&saveTimeout=400");
+    await page.click("#save");
+    assert.deepEqual(await saves(page, 1), ["TimeoutError"]);
+    await sleep(1600); // the server finishes the first attempt
+    await ordersAdmin("/__admin/orders/delay", { delayMs: 0 });
+    await page.click("#save");
+    const got = await saves(page, 2);
+    assert.deepEqual(got, ["TimeoutError", "201 replayed"], "the retry kept the key: the server replayed");
+    assert.equal((await gw.orders()).orders, 1);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test("a reload mid-request, then a retry, makes one row", async () => {
+    await ordersAdmin("/__admin/orders/delay", { delayMs: 1500 });
+    const { page, problems, context } = await open();
+    await page.click("#save");
+    await sleep(200);
+    await page.reload(); // the answer is lost with the page; the key is in sessionStorage
+    await page.waitForFunction(() => document.body.dataset.module === "ready");
+    await sleep(1600);
+    await ordersAdmin("/__admin/orders/delay", { delayMs: 0 });
+    await page.click("#save");
+    const got = await saves(page, 1);
+    assert.deepEqual(got, ["201 replayed"], "after F5 it is still the same action");
+    assert.equal((await gw.orders()).orders, 1);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test("the same key with another body is refused locally (422), without a request", async () => {
+    const { page, problems, context } = await open();
+    const r = await page.evaluate(async () => {
+      const post = (item) =>
+        gatewayCircuit.fetch("/api/orders", {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-demo-user": "demo", "idempotency-key": '"order-7"' },
+          body: JSON.stringify({ item, qty: 1 }),
+        });
+      const first = await post("tea");
+      const second = await post("coffee");
+      return [first.status, second.status, second.headers.get("x-gateway-circuit"), (await second.json()).error];
+    });
+    assert.deepEqual(r, [201, 422, "idempotency", "idempotency_key_reused"]);
+    assert.deepEqual(await gw.orders(), { orders: 1, keys: 1 }, "the refused one never reached the gateway");
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+});

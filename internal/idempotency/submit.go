@@ -1,0 +1,41 @@
+package idempotency
+
+// Submission is what Submit decided for one mutation.
+type Submission struct {
+	Decision Decision
+	Key      string // the action's key
+	Header   string // the Idempotency-Key header value (an sf-string)
+}
+
+// Submit registers one mutation before it is sent: it fingerprints body,
+// takes the key the app gave (given: the Idempotency-Key header value, as an
+// sf-string or a bare key; "" for none) or derives the action's key, and
+// begins it in the ledger. random feeds a new key (crypto.getRandomValues in
+// the browser). Errors: *SizeError, *DepthError, *KeyError, *KeyReusedError,
+// *FullError.
+func (l *Ledger) Submit(nowMs int64, operation, given string, body []byte, random [16]byte) (Submission, error) {
+	fp, err := l.Fingerprint(body)
+	if err != nil {
+		return Submission{}, err
+	}
+	var key string
+	switch {
+	case given == "":
+		key = l.Derive(nowMs, operation, fp, random)
+	case given[0] == '"':
+		if key, err = ParseHeader(given); err != nil {
+			return Submission{}, err
+		}
+	default:
+		if err := CheckKey(given); err != nil {
+			return Submission{}, err
+		}
+		key = given
+	}
+	d, err := l.Begin(nowMs, operation, key, fp)
+	if err != nil {
+		return Submission{}, err
+	}
+	header, err := HeaderValue(key)
+	return Submission{Decision: d, Key: key, Header: header}, err
+}
