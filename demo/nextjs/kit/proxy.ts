@@ -21,11 +21,14 @@ const gateway = () => process.env.GATEWAY_URL ?? "http://127.0.0.1:8080";
  * the beforeInteractive script); 'wasm-unsafe-eval' is the one addition Go
  * wasm needs: WebAssembly compilation, not JS eval (wasm_exec.js uses none).
  */
-export function contentSecurityPolicy(nonce: string): string {
+export function contentSecurityPolicy(nonce: string, dev = process.env.NODE_ENV === "development"): string {
   return [
     "default-src 'self'",
-    `script-src 'self' 'nonce-${nonce}' 'strict-dynamic' 'wasm-unsafe-eval'`,
-    `style-src 'self' 'nonce-${nonce}'`,
+    // next dev needs 'unsafe-eval' (React's dev tooling) and inline styles (its
+    // dev overlay; a nonce would make browsers ignore 'unsafe-inline').
+    // Production never gets either.
+    `script-src 'self' 'nonce-${nonce}' 'strict-dynamic' 'wasm-unsafe-eval'${dev ? " 'unsafe-eval'" : ""}`,
+    `style-src 'self' ${dev ? "'unsafe-inline'" : `'nonce-${nonce}'`}`,
     "img-src 'self' data:",
     "font-src 'self'",
     "connect-src 'self'",
