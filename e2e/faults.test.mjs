@@ -15,6 +15,7 @@ import { existsSync } from "node:fs";
 import { createServer } from "node:http";
 import { once } from "node:events";
 import { after, before, beforeEach, describe, test } from "node:test";
+import { spyOnGo } from "./gospy.mjs";
 import { launchBrowser, startGateway } from "./harness.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
@@ -201,28 +202,6 @@ describe("fault injection in Chromium", () => {
   });
 
   describe("the Go program dies mid-request (build/faults, -tags faultinject)", { skip: !existsSync(FAULT_WASM) && "run make build-faultwasm" }, () => {
-    // Keeps the Go runtime instance where the test can reach its exports and
-    // the table of JS values Go holds (wasm_exec.js's Go class, subclassed as
-    // it is defined).
-    const spyOnGo = () => {
-      let Go;
-      window.__go = [];
-      Object.defineProperty(globalThis, "Go", {
-        configurable: true,
-        get: () => Go,
-        set(v) {
-          Go =
-            typeof v === "function"
-              ? class extends v {
-                  constructor() {
-                    super();
-                    window.__go.push(this);
-                  }
-                }
-              : v;
-        },
-      });
-    };
     const openFaulty = () => open({ query: { wasm: "/fault/wasm/faultinject.wasm" }, init: spyOnGo });
 
     for (const how of ["exit", "panic"]) {

@@ -18,6 +18,7 @@
 
 import { mkdirSync, writeFileSync } from "node:fs";
 import { chromium } from "playwright-core";
+import { spyOnGo } from "./gospy.mjs";
 import { CHROMIUM_ARGS, startGateway } from "./harness.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
@@ -34,18 +35,7 @@ const browser = await chromium.launch({
 let failed = false;
 try {
   const context = await browser.newContext();
-  // Keeps wasm_exec's Go instance reachable, to count the JS values Go holds.
-  await context.addInitScript(() => {
-    let Go;
-    window.__go = [];
-    Object.defineProperty(globalThis, "Go", {
-      configurable: true,
-      get: () => Go,
-      set(v) {
-        Go = typeof v === "function" ? class extends v { constructor() { super(); window.__go.push(this); } } : v;
-      },
-    });
-  });
+  await context.addInitScript(spyOnGo); // to count the JS values Go holds
   const page = await context.newPage();
   const problems = [];
   page.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
