@@ -256,6 +256,32 @@ describe("twin Next.js portals in Chromium", { skip }, () => {
     }
   });
 
+  test("expiry closes the overlay by itself, and the next load reaches the gateway", async () => {
+    // Its own portal server: data-ttl-ms comes from GATEWAY_CIRCUIT_TTL_MS at request time.
+    const short = await startNext(`${workspace}admin`, { GATEWAY_URL: gw.url, GATEWAY_CIRCUIT_TTL_MS: "2000" });
+    try {
+      await gw.setMode({ status: 502 });
+      const context = await browser.newContext();
+      const { page, problems } = await watchedPage(context);
+      await page.goto(short.url + "/");
+      await settled(page);
+      await page.waitForFunction(() => document.documentElement.dataset.gatewayCircuit === "armed", null, { timeout: 10_000 });
+      assert.equal(await overlayVisible(page), true);
+      await gw.setMode({ status: 200 });
+      await gw.reset();
+      await page.waitForFunction(() => !document.documentElement.hasAttribute("data-gateway-circuit"), null, { timeout: 10_000 });
+      assert.equal(await overlayVisible(page), false, "the overlay closed when the circuit expired");
+      await page.reload();
+      await settled(page);
+      assert.deepEqual(await rowStates(page), Array(QUERIES).fill("success"));
+      assert.equal(await gw.count("/api/admin/"), QUERIES);
+      assert.deepEqual(problems, []);
+      await context.close();
+    } finally {
+      await short.stop();
+    }
+  });
+
   test("the package imports in Node and under react-server without touching window", async () => {
     const run = promisify(execFile);
     const probe = `
