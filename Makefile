@@ -60,7 +60,9 @@ build/gateway: $(shell find demo/gateway -name '*.go') go.mod
 demo: build
 	build/gateway -addr $(ADDR) -root .
 
-test: test-go test-wasm test-js e2e
+# Every test: host Go, Go under wasm (node), JS units, Chromium e2e (the
+# fault tests with the fault wasm among them), a short fuzz and soak pass.
+test: test-go test-wasm test-js e2e fuzz-ci soak-short
 
 test-go:
 	$(GO) vet ./...
@@ -74,7 +76,9 @@ test-js: node_modules/.stamp build/wasm_exec.js
 	$(ESBUILD) $$(find js/src -name '*.test.ts') --bundle --platform=node --format=esm --target=node20 --log-level=warning --outdir=build/jstest --out-extension:.js=.mjs
 	node --test build/jstest/
 
-e2e: build chromium
+# All of e2e/*.test.mjs: the demo page, the policies, idempotency, the
+# fault tests (with the fault wasm) and the twin Next.js portals.
+e2e: build build-faultwasm nextjs-build chromium
 	node --test --test-concurrency=1 e2e/
 
 # The floor program and Go's wasm_exec.js, packed like dist/, for make bench.
@@ -88,8 +92,9 @@ build/bench/manifest.json: bench/floor/main.go $(WASM_EXEC) tools/pack-dist.mjs
 bench: build build/bench/manifest.json chromium
 	node bench/run.mjs
 
-clean:
+clean: nextjs-clean
 	rm -rf dist build
 
 # Targets kept beside what they build (each file lists its own).
 -include e2e/reliability.mk
+-include demo/nextjs/nextjs.mk

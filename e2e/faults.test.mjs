@@ -437,7 +437,11 @@ describe("fault injection in Chromium", () => {
       assert.equal(await reached("/fault/api/ok"), 1);
     }
     // Navigating while the wasm itself is still loading.
-    await page.evaluate(() => (location.href = "/fault/page?scope=/fault/&again=1")).catch(() => {});
+    // (Wait for the first navigation to commit, or it may interrupt the second.)
+    await Promise.all([
+      page.waitForURL(/again=1/, { waitUntil: "commit" }),
+      page.evaluate(() => (location.href = "/fault/page?scope=/fault/&again=1")).catch(() => {}),
+    ]);
     await page.goto(`${gw.url}/fault/page?scope=/fault/&third=1`);
     await page.waitForFunction(() => gatewayCircuit.status === "ready", null, { timeout: 10_000 });
     assert.deepEqual(await problems(), []);
