@@ -68,7 +68,7 @@ try {
 
   // Requests issued before the wasm is ready.
   const pairs = [];
-  for (let i = 0; i < LOADS * 6; i++) {
+  for (let i = 0; i < 4; i++) {
     await page.goto(`${gw.url}/bench/before-ready.html?first=${i % 2 ? "native" : "module"}`);
     pairs.push(...(await page.waitForFunction(() => window.__pairs, null, { timeout: 10_000 }).then((h) => h.jsonValue())));
   }

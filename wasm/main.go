@@ -45,7 +45,10 @@ var (
 	// out carries multi-valued answers to JS (gc_out): for gc_begin
 	// [ticket, flight, until, status, copyID, copyAgeMs, copyStoredAtMs, probe],
 	// for gc_finish [waitMs, -, -, -, copyID, copyAgeMs, copyStoredAtMs].
-	out        [8]float64
+	out [8]float64
+	// quiet mirrors guard.Quiet after every call, for the shim to read without
+	// a call (gc_quiet): while it is 1, plain GETs need not ask Go.
+	quiet      int32
 	storage    *jsbridge.SessionStorage
 	g          *guard.Guard
 	messageLen int32    // length of the last error message written to buf
@@ -67,12 +70,39 @@ func gcBufCap() int32 { return int32(len(buf)) }
 //go:wasmexport gc_out
 func gcOut() int32 { return int32(uintptr(unsafe.Pointer(&out[0]))) }
 
+//go:wasmexport gc_quiet
+func gcQuiet() int32 { return int32(uintptr(unsafe.Pointer(&quiet))) }
+
+// gc_adopt gives a ticket (for gc_finish) to a request the shim sent on its
+// own while quiet: buf[:n] is "METHOD\nURL\nheaders".
+//
+//go:wasmexport gc_adopt
+func gcAdopt(n int32) float64 {
+	if g == nil {
+		return 0
+	}
+	method, rest, _ := strings.Cut(view(n), "\n")
+	url, headers, _ := strings.Cut(rest, "\n")
+	defer settle()
+	return float64(g.Adopt(method, url, headers))
+}
+
+// settle publishes the guard's quiet state; every export that can change
+// it defers it.
+func settle() {
+	quiet = 0
+	if g != nil && g.Quiet() {
+		quiet = 1
+	}
+}
+
 // gc_configure reads the configuration (guard.ParseConfig) from buf[:n],
 // restores the stored circuit at nowMs and returns flagChanged (with
 // flagArmed when armed), or codeBadConfig with the message in buf.
 //
 //go:wasmexport gc_configure
 func gcConfigure(nowMs float64, n int32) int32 {
+	defer settle()
 	p, err := guard.ParseConfig(text(n))
 	if err == nil {
 		g, err = guard.New(p, storage)
@@ -93,10 +123,11 @@ func gcConfigure(nowMs float64, n int32) int32 {
 //
 //go:wasmexport gc_begin
 func gcBegin(nowMs float64, n int32) int32 {
+	defer settle()
 	if g == nil {
 		return int32(guard.Pass)
 	}
-	method, rest, _ := strings.Cut(text(n), "\n")
+	method, rest, _ := strings.Cut(view(n), "\n")
 	url, headers, _ := strings.Cut(rest, "\n")
 	v := g.Breaker().Version()
 	a := g.Begin(int64(nowMs), method, url, headers)
@@ -110,10 +141,11 @@ func gcBegin(nowMs float64, n int32) int32 {
 //
 //go:wasmexport gc_finish
 func gcFinish(nowMs float64, ticket float64, status int32, n int32) int32 {
+	defer settle()
 	if g == nil {
 		return 0
 	}
-	retryAfter, cacheControl, _ := strings.Cut(text(n), "\n")
+	retryAfter, cacheControl, _ := strings.Cut(view(n), "\n")
 	v := g.Breaker().Version()
 	o := g.Finish(int64(nowMs), uint32(ticket), int(status), retryAfter, cacheControl)
 	out = [8]float64{float64(o.WaitMs), 0, 0, 0, float64(o.Copy.ID), float64(o.Copy.AgeMs), float64(o.Copy.StoredAtMs), 0}
@@ -136,10 +168,11 @@ func gcFinish(nowMs float64, ticket float64, status int32, n int32) int32 {
 //
 //go:wasmexport gc_observe
 func gcObserve(nowMs float64, status int32, n int32) int32 {
+	defer settle()
 	if g == nil {
 		return 0
 	}
-	method, rest, _ := strings.Cut(text(n), "\n")
+	method, rest, _ := strings.Cut(view(n), "\n")
 	url, retryAfter, _ := strings.Cut(rest, "\n")
 	v := g.Breaker().Version()
 	g.Observe(int64(nowMs), method, url, "", int(status), retryAfter)
@@ -211,6 +244,7 @@ func gcIdemFinish(nowMs float64, n int32, status int32) int32 {
 //
 //go:wasmexport gc_store
 func gcStore(nowMs float64, ticket float64, bytes float64) float64 {
+	defer settle()
 	if g == nil {
 		return 0
 	}
@@ -234,15 +268,22 @@ func gcDropped() float64 {
 // gc_abort: the caller of ticket aborted; 1 = abort the network request.
 //
 //go:wasmexport gc_abort
-func gcAbort(ticket float64) int32 { return boolInt(g != nil && g.Abort(uint32(ticket))) }
+func gcAbort(ticket float64) int32 {
+	defer settle()
+	return boolInt(g != nil && g.Abort(uint32(ticket)))
+}
 
 // gc_leave: a caller who joined flight aborted; 1 = abort the network request.
 //
 //go:wasmexport gc_leave
-func gcLeave(flight float64) int32 { return boolInt(g != nil && g.Leave(uint32(flight))) }
+func gcLeave(flight float64) int32 {
+	defer settle()
+	return boolInt(g != nil && g.Leave(uint32(flight)))
+}
 
 //go:wasmexport gc_arm
 func gcArm(nowMs float64, status int32, ttlMs float64) int32 {
+	defer settle()
 	if g == nil {
 		return codeNotStarted
 	}
@@ -255,6 +296,7 @@ func gcArm(nowMs float64, status int32, ttlMs float64) int32 {
 
 //go:wasmexport gc_clear
 func gcClear() int32 {
+	defer settle()
 	if g == nil {
 		return 0
 	}
@@ -267,6 +309,7 @@ func gcClear() int32 {
 //
 //go:wasmexport gc_read
 func gcRead(nowMs float64) int32 {
+	defer settle()
 	if g == nil {
 		return 0
 	}
@@ -312,14 +355,21 @@ func gcMetric(i int32) float64 {
 //go:wasmexport gc_message_len
 func gcMessageLen() int32 { return messageLen }
 
-// text copies buf[:n]: the guard keeps some of it (keys, services) beyond
-// the call, and buf is overwritten by the next one.
-func text(n int32) string {
-	if n < 0 {
-		n = 0
+// text copies buf[:n], for strings kept beyond the call.
+func text(n int32) string { return string(buf[:clamp(n)]) }
+
+// view is buf[:n] without a copy, for the per-request calls: it is valid
+// only during the call, and internal/guard keeps none of it (it copies
+// what it keeps: keys are built anew, services are the policy's scope
+// entries). That saves an allocation per call on the path every request takes.
+func view(n int32) string {
+	if n <= 0 {
+		return ""
 	}
-	return string(buf[:min(int(n), len(buf))])
+	return unsafe.String(&buf[0], clamp(n))
 }
+
+func clamp(n int32) int { return max(0, min(int(n), len(buf))) }
 
 func changed(before uint32) int32 {
 	if g.Breaker().Version() != before {

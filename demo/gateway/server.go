@@ -49,6 +49,9 @@ func NewServer(d Dirs) (*Server, error) {
 	s.page = template.Must(template.ParseFiles(filepath.Join(d.Web, "index.html")))
 	s.mux.HandleFunc("GET /{$}", s.servePage)
 	s.mux.HandleFunc("GET /{file}", servePacked(d.Dist, distNames, http.NotFoundHandler()))
+	// The same files, answered late (?ms=): a slow network, for measuring
+	// what requests cost while the wasm is still on its way (make bench).
+	s.mux.HandleFunc("GET /slow/{file}", delayed(servePacked(d.Dist, distNames, http.NotFoundHandler())))
 	s.mux.HandleFunc("GET /app.js", s.file(d.App, "app.js", "text/javascript; charset=utf-8"))
 	if d.Bench != "" {
 		// make bench: its pages, the floor program and the plain-JS yardstick.

@@ -5,7 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // Names of what tools/pack-dist.mjs packs: stable names and their
@@ -78,4 +80,19 @@ func isolated(next http.Handler) http.Handler {
 		w.Header().Set("Cross-Origin-Embedder-Policy", "require-corp")
 		next.ServeHTTP(w, r)
 	})
+}
+
+// delayed answers after ?ms= milliseconds (at most 10 s), or when the client
+// gives up.
+func delayed(next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if ms, err := strconv.Atoi(r.URL.Query().Get("ms")); err == nil && ms > 0 {
+			select {
+			case <-time.After(time.Duration(min(ms, 10_000)) * time.Millisecond):
+			case <-r.Context().Done():
+				return
+			}
+		}
+		next(w, r)
+	}
 }

@@ -202,6 +202,9 @@ func (c *Cooldown) Succeeded(nowMs int64, svc string) {
 	c.put(svc, s)
 }
 
+// Len is the number of services with a pause or strikes remembered.
+func (c *Cooldown) Len() int { return c.services.Len() }
+
 // Evicted counts services forgotten because the table was full.
 func (c *Cooldown) Evicted() uint64 { return c.evicted }
 

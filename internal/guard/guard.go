@@ -12,6 +12,8 @@
 package guard
 
 import (
+	"strings"
+
 	"github.com/gatewaycircuit/gatewaycircuit/internal/circuit"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/coalesce"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/cooldown"
@@ -173,7 +175,8 @@ func (g *Guard) Clear() {
 }
 
 // Begin decides for a request. headers is the request's header block
-// ("name: value" lines), which only matters for the coalescing key.
+// ("name: value" lines), which only matters for the coalescing key. The
+// strings may be transient: Begin keeps none of them.
 func (g *Guard) Begin(nowMs int64, method, url, headers string) Answer {
 	cp := g.breaker.Policy()
 	if !cp.InScope(url) {
@@ -236,8 +239,8 @@ func (g *Guard) Finish(nowMs int64, id uint32, status int, retryAfter, cacheCont
 		out.Serve, out.Copy = true, c
 	} else if t.key != "" && status >= 200 && status < 300 && g.stale.Policy().Enabled {
 		out.WantBody = true
-		t.storeCC = cacheControl
-		return out // the ticket lives on until Store
+		t.storeCC = strings.Clone(cacheControl) // the caller's string may be transient
+		return out                              // the ticket lives on until Store
 	}
 	delete(g.tickets, id)
 	return out
@@ -341,10 +344,46 @@ func (g *Guard) Leave(flight uint32) (cancel bool) {
 	return true
 }
 
+// Quiet reports that no policy has anything to say about a GET with no
+// request headers, and that a 2xx-4xx answer to it (but a 429) would change
+// nothing: the circuit is closed, the probe gate idle, no service is cooling
+// down, the negative cache is empty and no stale copies are kept. While it
+// holds, the shim may send such GETs without asking (coalescing them itself)
+// and only report the answers that matter, through Adopt and Finish. It is
+// the measured answer to the cost of two cold calls into Go per request
+// (docs/performance.md).
+func (g *Guard) Quiet() bool {
+	return g.breaker.State() == (circuit.State{}) && g.gate.Idle() && g.cooldown.Len() == 0 &&
+		g.neg.Len() == 0 && !g.stale.Policy().Enabled
+}
+
+// Adopt gives a ticket to an in-scope request sent without Begin while the
+// guard was Quiet, so that its answer is handled by Finish like any other
+// (a 429 retried once, a failure remembered). The strings may be transient.
+func (g *Guard) Adopt(method, url, headers string) uint32 {
+	cp := g.breaker.Policy()
+	if !cp.InScope(url) {
+		return 0
+	}
+	t := &ticket{svc: cooldown.Service(url, cp.Scope)}
+	if method == "GET" || method == "HEAD" {
+		t.key, _ = g.keyRule.Key(method, url, parseHeaders(headers))
+	}
+	return g.track(t) // the shim counted it in network when it sent it
+}
+
 // InFlight is the number of requests between Begin and Finish.
 func (g *Guard) InFlight() int { return len(g.tickets) }
 
+// send tracks t and tells the caller to send it.
 func (g *Guard) send(t *ticket) Answer {
+	id := g.track(t)
+	g.metrics.Add(metrics.Network)
+	return Answer{Kind: Send, Ticket: id, Flight: t.flight, Probe: t.probe}
+}
+
+// track gives t a ticket until Finish (or Abort).
+func (g *Guard) track(t *ticket) uint32 {
 	if len(g.tickets) >= MaxInFlight {
 		g.forgetOldest()
 	}
@@ -353,8 +392,7 @@ func (g *Guard) send(t *ticket) Answer {
 		g.lastTicket++
 	}
 	g.tickets[g.lastTicket] = t
-	g.metrics.Add(metrics.Network)
-	return Answer{Kind: Send, Ticket: g.lastTicket, Flight: t.flight, Probe: t.probe}
+	return g.lastTicket
 }
 
 func (g *Guard) forgetOldest() {

@@ -246,3 +246,39 @@ func TestInFlightIsBounded(t *testing.T) {
 		t.Fatalf("in flight %d, evicted %d", g.InFlight(), g.Metrics().Get(metrics.Evicted))
 	}
 }
+
+func TestQuietAndAdopt(t *testing.T) {
+	g, _ := guard.New(guard.Policy{Circuit: scope}, store.NewMemory())
+	if !g.Quiet() {
+		t.Fatal("a fresh guard is not quiet")
+	}
+	// A GET the shim sent on its own gets a 502: adopted, it arms the circuit.
+	id := g.Adopt("GET", users, "")
+	if id == 0 {
+		t.Fatal("Adopt gave no ticket")
+	}
+	g.Finish(t0, id, 502, "", "")
+	if _, armed := g.Breaker().Read(t0 + 1); !armed || g.Quiet() {
+		t.Fatalf("armed %v, quiet %v after an adopted 502", armed, g.Quiet())
+	}
+	g.Clear()
+	if !g.Quiet() {
+		t.Fatal("clear did not make it quiet again")
+	}
+	// An adopted 429 with a short Retry-After is retried once, as any other.
+	id = g.Adopt("GET", users, "")
+	if o := g.Finish(t0, id, 429, "1", ""); !o.Retry || o.WaitMs != 1000 {
+		t.Fatalf("adopted 429: %+v", o)
+	}
+	if g.Quiet() {
+		t.Fatal("quiet while a service has strikes")
+	}
+	if g.Adopt("GET", "http://elsewhere.test/", "") != 0 {
+		t.Fatal("adopted an out-of-scope request")
+	}
+	p := guard.Policy{Circuit: scope}
+	p.Stale.Enabled = true
+	if s, _ := guard.New(p, store.NewMemory()); s.Quiet() {
+		t.Fatal("quiet with stale copies to keep")
+	}
+}

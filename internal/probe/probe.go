@@ -205,6 +205,10 @@ func (g *Gate) Abandoned(id uint32) {
 // Clear forgets everything: the user asked for a fresh attempt.
 func (g *Gate) Clear() { g.reset() }
 
+// Idle reports that the gate has nothing to decide: no armed period known,
+// no probe out.
+func (g *Gate) Idle() bool { return g.policy.Disabled || (g.untilMs == 0 && g.probe == 0) }
+
 // Failures is the number of failed probes in a row.
 func (g *Gate) Failures() int { return g.failures }
 

@@ -59,9 +59,13 @@ interface Joiner {
   reject(e: unknown): void;
 }
 
+/** One request in flight that identical requests share. */
 interface Flight {
   joiners: Joiner[];
+  /** Set when the leader's caller has a signal: its abort must not end the request for the others. */
   controller: AbortController | null;
+  /** A joiner stopped waiting; true when nobody waits any more (cancel the request). */
+  leave(): boolean;
 }
 
 const noop = () => {};
@@ -124,7 +128,9 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment): Gate
   const storage = env.storage;
   const now = env.now ?? Date.now;
   const listeners = new Set<Listener>();
-  const flights = new Map<number, Flight>();
+  const flights = new Map<number, Flight>(); // Go's flight id → the flight
+  const fastFlights = new Map<string, Flight & { waiters: number }>(); // "GET url" → the flight (quiet path)
+  const fast = { network: 0, coalesced: 0 }; // what the quiet path adds to Go's metrics
   const probeWaiters = new Map<number, (() => void)[]>();
   const copies = new Map<number, Copy>();
   const mutations = new Map<string, Joiner[]>(); // "op\nkey" of actions in flight → who shares them
@@ -223,7 +229,13 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment): Gate
     if (url === null) return nativeFetch(input, init); // fetch rejects it with its own TypeError
     if (engine) {
       const method = methodOf(input, init);
-      const a = call((e) => e.begin(now(), method, url, headerBlock(input, init)));
+      const headers = headerBlock(input, init);
+      // Go says no policy has anything to say (guard.Quiet): a plain GET goes
+      // out without asking, and only an answer that matters is reported.
+      if (headers === "" && (method === "GET" || method === "HEAD") && call((e) => e.quiet())) {
+        return quietFetch(`${method} ${url}`, method, url, input, init);
+      }
+      const a = call((e) => e.begin(now(), method, url, headers));
       if (a !== null) {
         sync(a.changed);
         switch (a.kind) {
@@ -232,9 +244,12 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment): Gate
           case Kind.Send:
             return o.idempotency && MUTATIONS.has(method)
               ? sendMutation(a.ticket, `${method} ${url}`, input, init)
-              : send(a.ticket, a.flight, a.probe, input, init);
-          case Kind.Join:
-            return join(a.flight, input, init);
+              : send(a.ticket, goFlight(a.flight, signalOf(input, init)), a.probe, method, url, input, init);
+          case Kind.Join: {
+            const flight = flights.get(a.flight);
+            // (Go and JS track the same flights; a missing one cannot happen.)
+            return flight ? join(flight, input, init) : nativeFetch(input, init);
+          }
           case Kind.Wait:
             return waitForProbe(a.flight, input, init);
           case Kind.Open:
@@ -289,18 +304,64 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment): Gate
     }, noop);
   }
 
-  /** Sends to the network for ticket, with retry, stale fallback and joiners. */
-  function send(ticket: number, flightId: number, probeId: number, input: RequestInfo | URL, init?: RequestInit) {
+  /** A flight Go tracks (flightId 0: not coalesced). */
+  function goFlight(flightId: number, signal: AbortSignal | undefined): Flight | null {
+    if (!flightId) return null;
+    const flight: Flight = {
+      joiners: [],
+      controller: signal ? new AbortController() : null,
+      leave: () => call((e) => e.leave(flightId)) ?? false,
+    };
+    flights.set(flightId, flight);
+    return flight;
+  }
+
+  /** The quiet path: coalesced in JS, sent without a ticket (see send). */
+  function quietFetch(key: string, method: string, url: string, input: RequestInfo | URL, init?: RequestInit) {
+    const shared = o.coalesce ? fastFlights.get(key) : undefined;
+    if (shared) {
+      shared.waiters++;
+      fast.coalesced++;
+      return join(shared, input, init);
+    }
+    fast.network++;
+    let flight: (Flight & { waiters: number }) | null = null;
+    if (o.coalesce) {
+      const f: Flight & { waiters: number } = {
+        joiners: [],
+        controller: signalOf(input, init) ? new AbortController() : null,
+        waiters: 1,
+        leave: () => --f.waiters === 0,
+      };
+      fastFlights.set(key, (flight = f));
+    }
+    return send(0, flight, 0, method, url, input, init, () => fastFlights.delete(key));
+  }
+
+  /**
+   * Sends to the network, with retry, stale fallback and joiners. ticket 0 is
+   * the quiet path: the answer is reported (through a ticket adopted then) only
+   * when it matters; a 2xx-4xx but 429 changes nothing (guard.Quiet).
+   */
+  function send(
+    ticket: number,
+    flight: Flight | null,
+    probeId: number,
+    method: string,
+    url: string,
+    input: RequestInfo | URL,
+    init?: RequestInit,
+    ended?: () => void,
+  ) {
     const signal = signalOf(input, init);
     // Joiners must not lose the answer because the leader's caller aborted:
     // the request then runs on its own controller.
-    const controller = signal && flightId ? new AbortController() : null;
+    const controller = flight?.controller ?? null;
     const fetchInit = controller ? { ...init, signal: controller.signal } : init;
-    const flight: Flight | null = flightId ? { joiners: [], controller } : null;
-    if (flight) flights.set(flightId, flight);
 
     const settle = (res: Response | null, err: unknown) => {
-      if (flight) flights.delete(flightId);
+      ended?.();
+      for (const [id, f] of flights) if (f === flight) flights.delete(id);
       if (probeId) releaseProbe(probeId);
       for (const j of flight?.joiners ?? []) {
         if (res) j.resolve(res.clone());
@@ -308,11 +369,21 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment): Gate
       }
     };
 
+    const report = (res: Response | null) => {
+      if (!ticket) {
+        const st = res ? res.status : 0;
+        if (st >= 100 && st < 500 && st !== 429) return null;
+        ticket = call((e) => e.adopt(method, url)) ?? 0;
+        if (!ticket) return null;
+      }
+      return finish(ticket, res);
+    };
+
     const attempt = (): Promise<Response> =>
       nativeFetch(input, fetchInit).then(
         (res) => {
-          const out = finish(ticket, res);
-          if (out && out.flags & RETRY && !(signal?.aborted)) {
+          const out = report(res);
+          if (out && out.flags & RETRY && !signal?.aborted) {
             // A short Retry-After on a 429: wait (an abort cancels), then once more.
             return delay(out.waitMs, signal).then(attempt, (e: unknown) => {
               call((en) => en.abort(ticket));
@@ -331,11 +402,11 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment): Gate
         },
         (err: unknown) => {
           if (signal?.aborted || controller?.signal.aborted) {
-            call((e) => e.abort(ticket));
+            if (ticket) call((e) => e.abort(ticket));
             settle(null, err);
             throw err;
           }
-          const out = finish(ticket, null);
+          const out = report(null);
           const served = out && out.flags & SERVE ? staleResponse(out.copyId, out.ageMs, out.storedAtMs) : null;
           settle(served, err);
           if (served) return served;
@@ -350,7 +421,8 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment): Gate
     return new Promise<Response>((resolve, reject) => {
       const onAbort = () => {
         reject(abortError(signal));
-        if (call((e) => e.abort(ticket))) controller.abort(signal.reason);
+        const cancel = ticket ? call((e) => e.abort(ticket)) : flight!.leave();
+        if (cancel) controller.abort(signal.reason);
       };
       if (signal.aborted) onAbort();
       else signal.addEventListener("abort", onAbort, { once: true });
@@ -369,7 +441,7 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment): Gate
     const given = new Headers(headersOf(input, init)).get("idempotency-key") ?? "";
     const sub = body && call((e) => e.idemBegin(now(), op, given, body));
     // A stream or FormData body cannot be fingerprinted: sent as is (README).
-    if (!sub || sub.code === Idem.Off) return send(ticket, 0, 0, input, init);
+    if (!sub || sub.code === Idem.Off) return send(ticket, null, 0, "", "", input, init);
     if (sub.code < 0 || sub.code === Idem.Join) call((e) => e.abort(ticket)); // nothing goes out for this call
     if (sub.code === Idem.KeyReused) {
       return new Response(JSON.stringify({ error: "idempotency_key_reused", message: sub.message }), {
@@ -392,7 +464,7 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment): Gate
       mutations.delete(action);
       call((e) => e.idemFinish(now(), op, sub.key, status));
     };
-    return send(ticket, 0, 0, input, { ...init, headers }).then(
+    return send(ticket, null, 0, "", "", input, { ...init, headers }).then(
       (res) => {
         done(res.status);
         for (const j of joiners) j.resolve(res.clone());
@@ -406,10 +478,8 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment): Gate
     );
   }
 
-  /** A caller coalesced onto flight id: it gets its own clone of the answer. */
-  function join(flightId: number, input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
-    const flight = flights.get(flightId);
-    if (!flight) return nativeFetch(input, init); // cannot happen: Go and JS track the same flights
+  /** A caller coalesced onto a flight: it gets its own clone of the answer. */
+  function join(flight: Flight, input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
     const signal = signalOf(input, init);
     return new Promise<Response>((resolve, reject) => {
       const joiner: Joiner = { resolve, reject };
@@ -418,7 +488,7 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment): Gate
           const i = flight.joiners.indexOf(joiner);
           if (i >= 0) flight.joiners.splice(i, 1);
           reject(abortError(signal));
-          if (call((e) => e.leave(flightId))) flight.controller?.abort(signal.reason);
+          if (flight.leave()) flight.controller?.abort(signal.reason);
         };
         if (signal.aborted) return onAbort();
         signal.addEventListener("abort", onAbort, { once: true });
@@ -525,6 +595,8 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment): Gate
     METRICS.forEach((name, i) => {
       m[name] = call((e) => e.metric(i)) ?? 0;
     });
+    m.network += fast.network;
+    m.coalesced += fast.coalesced;
     return m;
   }
 
@@ -563,7 +635,7 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment): Gate
       status,
       wasmMemoryBytes: call((e) => e.memoryBytes()) ?? 0,
       listeners: listeners.size,
-      flights: flights.size,
+      flights: flights.size + fastFlights.size,
       staleCopies: copies.size,
     }),
     fetchJSON,

@@ -23,6 +23,15 @@ test("scope: default is the page's origin; bad entries are named and ignored", (
   assert.match(r.problems[0]!, /data-scope/);
 });
 
+test("requestUrl's shortcut for plain paths agrees with new URL()", () => {
+  const paths = [
+    "/api/users", "/api/users?id=1&x=a,b", "/api/a#frag", "/api/./x", "/api/../admin", "//evil.test/api/",
+    "/api/%2e%2e/admin", "/api/a b", "/api/\\x", "/api/ü", "/", "/api/x;y=1:z@w", "/api/{x}", "/.",
+  ];
+  for (const p of paths) assert.equal(requestUrl(p, base), new URL(p, base).href, p);
+  assert.equal(requestUrl("/x", "https://other.test/base"), "https://other.test/x", "a new base is noticed");
+});
+
 test("requestUrl resolves like fetch does", () => {
   assert.equal(requestUrl("/api/x/../y", base), "http://app.test:8080/api/y");
   assert.equal(requestUrl(new URL("https://a.test/b"), base), "https://a.test/b");

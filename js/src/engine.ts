@@ -54,6 +54,8 @@ interface Exports {
   gc_buf(): number;
   gc_buf_cap(): number;
   gc_out(): number;
+  gc_quiet(): number;
+  gc_adopt(len: number): number;
   gc_message_len(): number;
   gc_configure(now: number, len: number): number;
   gc_begin(now: number, len: number): number;
@@ -94,6 +96,10 @@ export interface Submission {
 }
 
 export interface Engine {
+  /** guard.Quiet, read from Go's memory without a call. */
+  quiet(): boolean;
+  /** A ticket for a request sent on the quiet path, whose answer matters. */
+  adopt(method: string, url: string): number;
   begin(now: number, method: string, url: string, headers: string): Answer;
   finish(now: number, ticket: number, status: number, retryAfter: string, cacheControl: string): Outcome;
   /** The answer of a request sent before the wasm ran; true when the circuit changed. */
@@ -147,11 +153,14 @@ export async function loadEngine(wasmUrl: string, configText: string, fetchFn: t
   const outPtr = ex.gc_out();
   let bytes = new Uint8Array(ex.mem.buffer, ptr, cap);
   let out = new Float64Array(ex.mem.buffer, outPtr, 8);
+  const quietPtr = ex.gc_quiet();
+  let quiet = new Int32Array(ex.mem.buffer, quietPtr, 1);
   // A grown memory detaches the old views; check before each use.
   const fresh = () => {
     if (bytes.byteLength === 0) {
       bytes = new Uint8Array(ex.mem.buffer, ptr, cap);
       out = new Float64Array(ex.mem.buffer, outPtr, 8);
+      quiet = new Int32Array(ex.mem.buffer, quietPtr, 1);
     }
   };
   // Longer strings are cut: scope matching and keys only need the prefix.
@@ -168,6 +177,11 @@ export async function loadEngine(wasmUrl: string, configText: string, fetchFn: t
   if (r < 0) throw new Error(`invalid configuration: ${message()}`);
 
   return {
+    quiet() {
+      fresh();
+      return quiet[0] === 1;
+    },
+    adopt: (method, url) => ex.gc_adopt(put(`${method}\n${url}\n`)),
     begin(now, method, url, headers) {
       const r = ex.gc_begin(now, put(`${method}\n${url}\n${headers}`));
       fresh();
@@ -185,7 +199,9 @@ export async function loadEngine(wasmUrl: string, configText: string, fetchFn: t
       };
     },
     finish(now, ticket, status, retryAfter, cacheControl) {
-      const flags = ex.gc_finish(now, ticket, status, put(`${retryAfter}\n${cacheControl}`));
+      // Most answers carry neither header: then nothing is encoded.
+      const n = retryAfter || cacheControl ? put(`${retryAfter}\n${cacheControl}`) : 0;
+      const flags = ex.gc_finish(now, ticket, status, n);
       fresh();
       return { flags, waitMs: out[0]!, copyId: out[4]!, ageMs: out[5]!, storedAtMs: out[6]! };
     },
