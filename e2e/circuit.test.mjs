@@ -2,30 +2,22 @@
 // of requests that reached the demo gateway.
 
 import assert from "node:assert/strict";
-import { after, before, beforeEach, describe, test } from "node:test";
-import { launchBrowser, settled, sleep, startGateway, watchedPage } from "./harness.mjs";
+import { beforeEach, describe, test } from "node:test";
+import { gatewayAndBrowser, settled, sleep, watchedPage } from "./harness.mjs";
 
 const KEY = "gateway_circuit_v1";
-let gw, browser;
+const env = gatewayAndBrowser();
 
-before(async () => {
-  gw = await startGateway();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await gw?.stop();
-});
 beforeEach(async () => {
-  await gw.setMode({ status: 200 });
-  await gw.reset();
+  await env.gw.setMode({ status: 200 });
+  await env.gw.reset();
 });
 
 /** A fresh tab (its own sessionStorage) on the demo page. */
 async function open(query = "", ctx) {
-  const context = ctx ?? (await browser.newContext());
+  const context = ctx ?? (await env.browser.newContext());
   const { page, problems } = await watchedPage(context);
-  await page.goto(`${gw.url}/?${query}`);
+  await page.goto(`${env.gw.url}/?${query}`);
   return { page, problems, context };
 }
 
@@ -37,15 +29,15 @@ const ready = (page) => page.waitForFunction(() => document.body.dataset.module 
 
 describe("the gateway circuit in Chromium", () => {
   test("F5 storm: after a 502, 5 reloads x 20 queries reach the gateway 0 times", async () => {
-    await gw.setMode({ status: 502 });
+    await env.gw.setMode({ status: 502 });
     const { page, problems, context } = await open("queries=20");
     await settled(page, 20);
     await armed(page);
-    assert.equal(await gw.count("/api/"), 20, "the first load reaches the gateway, once per query (no retries)");
+    assert.equal(await env.gw.count("/api/"), 20, "the first load reaches the gateway, once per query (no retries)");
     const first = JSON.parse(await stored(page));
     assert.equal(first.httpStatus, 502);
 
-    await gw.reset();
+    await env.gw.reset();
     for (let i = 0; i < 5; i++) {
       await page.reload();
       assert.equal(await overlayVisible(page), true, `overlay restored before the queries settled (reload ${i + 1})`);
@@ -54,7 +46,7 @@ describe("the gateway circuit in Chromium", () => {
       assert.equal(await page.textContent("#overlay-status"), "502");
       assert.match(await page.textContent("#overlay-title"), /잠시 후 다시 시도해 주세요/);
     }
-    assert.equal(await gw.count("/api/"), 0, "no request reached the gateway while the circuit was armed");
+    assert.equal(await env.gw.count("/api/"), 0, "no request reached the gateway while the circuit was armed");
     assert.deepEqual(JSON.parse(await stored(page)), first, "reloads do not move the deadline");
     const detail = await page.textContent("#queries tr:first-child .detail");
     assert.equal(detail, "GATEWAY_CIRCUIT_OPEN 502");
@@ -75,13 +67,13 @@ describe("the gateway circuit in Chromium", () => {
     assert.ok(Number(res.retryAfter) >= 29 && Number(res.retryAfter) <= 30, `Retry-After ${res.retryAfter}`);
     assert.equal(res.body.httpStatus, 504);
     assert.equal(typeof res.body.until, "number");
-    assert.equal(await gw.count("/api/"), 0);
+    assert.equal(await env.gw.count("/api/"), 0);
     assert.deepEqual(problems, []);
     await context.close();
   });
 
   test("the module leaves the page's globals alone (no fake process, path or Go)", async () => {
-    const context = await browser.newContext();
+    const context = await env.browser.newContext();
     await context.addInitScript(() => {
       window.Go = "the page's own";
     });
@@ -94,54 +86,54 @@ describe("the gateway circuit in Chromium", () => {
   });
 
   test("dismissing the overlay clears the circuit and the next query reaches the gateway", async () => {
-    await gw.setMode({ status: 503 });
+    await env.gw.setMode({ status: 503 });
     const { page, problems, context } = await open("queries=3");
     await settled(page, 3);
     await armed(page);
-    await gw.setMode({ status: 200 });
-    await gw.reset();
+    await env.gw.setMode({ status: 200 });
+    await env.gw.reset();
     await page.click("#overlay-dismiss");
     assert.equal(await stored(page), null, "clear() removed the stored circuit");
     await page.waitForFunction(() => document.querySelectorAll("#queries .status.success").length === 3, null, { timeout: 10_000 });
-    assert.equal(await gw.count("/api/"), 3);
+    assert.equal(await env.gw.count("/api/"), 3);
     assert.equal(await overlayVisible(page), false);
     assert.deepEqual(problems, []);
     await context.close();
   });
 
   test("TTL expiry closes the overlay and lets requests through again", async () => {
-    await gw.setMode({ status: 504 });
+    await env.gw.setMode({ status: 504 });
     const { page, problems, context } = await open("queries=2&ttl=4000");
     await settled(page, 2);
     await armed(page);
-    await gw.setMode({ status: 200 });
-    await gw.reset();
+    await env.gw.setMode({ status: 200 });
+    await env.gw.reset();
     // Still armed: nothing reaches the gateway. (The overlay covers the
     // button, so the click is dispatched, as app code would refetch.)
     await page.dispatchEvent("#refetch", "click");
     await sleep(200);
-    assert.equal(await gw.count("/api/"), 0);
+    assert.equal(await env.gw.count("/api/"), 0);
     // The subscription reports expiry by itself; the overlay closes, and the
     // page asks again (app.ts): one probe, then the query that waited for it.
     await page.waitForFunction(() => document.body.dataset.circuit === "closed", null, { timeout: 5_000 });
     assert.equal(await overlayVisible(page), false);
     assert.equal(await stored(page), null, "the expired entry was removed");
     await page.waitForFunction(() => document.querySelectorAll("#queries .status.success").length === 2, null, { timeout: 10_000 });
-    assert.equal(await gw.count("/api/"), 2);
+    assert.equal(await env.gw.count("/api/"), 2);
     assert.deepEqual(problems, []);
     await context.close();
   });
 
   test("a second tab opened independently is not blocked", async () => {
-    await gw.setMode({ status: 502 });
+    await env.gw.setMode({ status: 502 });
     const { page, context } = await open("queries=4");
     await settled(page, 4);
     await armed(page);
-    await gw.setMode({ status: 200 });
-    await gw.reset();
+    await env.gw.setMode({ status: 200 });
+    await env.gw.reset();
     const second = await open("queries=4", context); // same browser profile, new tab
     await settled(second.page, 4);
-    assert.equal(await gw.count("/api/"), 4, "every query of the new tab reached the gateway");
+    assert.equal(await env.gw.count("/api/"), 4, "every query of the new tab reached the gateway");
     assert.equal(await circuit(second.page), "closed");
     assert.equal(await overlayVisible(second.page), false);
     assert.notEqual(await stored(page), null, "the first tab stays armed");
@@ -151,7 +143,7 @@ describe("the gateway circuit in Chromium", () => {
 
   for (const status of [400, 404, 429, 500]) {
     test(`a ${status} does not arm the circuit`, async () => {
-      await gw.setMode({ status });
+      await env.gw.setMode({ status });
       const { page, problems, context } = await open("queries=1");
       await settled(page, 1);
       await ready(page);
@@ -161,14 +153,14 @@ describe("the gateway circuit in Chromium", () => {
       assert.equal(await stored(page), null);
       // gatewayCircuit.retry would retry a 500, but the negative cache answers
       // those retries for 5 s without the network; a 4xx is never retried.
-      assert.equal(await gw.count("/api/"), 2, "each load reached the gateway once");
+      assert.equal(await env.gw.count("/api/"), 2, "each load reached the gateway once");
       assert.deepEqual(problems, []);
       await context.close();
     });
   }
 
   test("out-of-scope URLs are neither blocked nor able to arm", async () => {
-    await gw.setMode({ status: 502 });
+    await env.gw.setMode({ status: 502 });
     const { page, problems, context } = await open("queries=0");
     await ready(page);
     await page.click("#outside");
@@ -181,8 +173,8 @@ describe("the gateway circuit in Chromium", () => {
       (await gatewayCircuit.fetch("/api/blocked")).status,
     ]);
     assert.deepEqual(statuses, [502, 503]);
-    assert.equal(await gw.count("/outside/"), 2, "both outside requests reached the gateway");
-    assert.equal(await gw.count("/api/"), 0);
+    assert.equal(await env.gw.count("/outside/"), 2, "both outside requests reached the gateway");
+    assert.equal(await env.gw.count("/api/"), 0);
     assert.deepEqual(problems, []);
     await context.close();
   });
@@ -199,7 +191,7 @@ describe("the gateway circuit in Chromium", () => {
   ];
   for (const c of cases) {
     test(`stored payload, ${c.name}: no exception reaches the page and the rules hold`, async () => {
-      const context = await browser.newContext();
+      const context = await env.browser.newContext();
       // Written before any page script runs, as a previous page load would have left it.
       await context.addInitScript(
         ([k, raw]) => {
@@ -214,7 +206,7 @@ describe("the gateway circuit in Chromium", () => {
       await settled(page, 3);
       await ready(page);
       assert.equal(await circuit(page), c.armed ? "armed" : "closed");
-      assert.equal(await gw.count("/api/"), c.armed ? 0 : 3);
+      assert.equal(await env.gw.count("/api/"), c.armed ? 0 : 3);
       const after = await stored(page);
       if (c.removed) assert.equal(after, null, "a malformed or expired entry is removed");
       if (c.clamped) {
@@ -233,15 +225,15 @@ describe("the gateway circuit in Chromium", () => {
     await settled(page, 3);
     await ready(page);
     assert.equal(await page.evaluate(() => gatewayCircuit.status), "fallback");
-    assert.equal(await gw.count("/api/"), 3, "requests go to the network");
+    assert.equal(await env.gw.count("/api/"), 3, "requests go to the network");
     const readyRejects = await page.evaluate(() => gatewayCircuit.ready.then(() => "resolved", (e) => e.message));
     assert.match(readyRejects, /404/);
 
     await page.evaluate(() => gatewayCircuit.arm(502, 60_000));
-    await gw.reset();
+    await env.gw.reset();
     await page.reload();
     await settled(page, 3);
-    assert.equal(await gw.count("/api/"), 0, "the stored circuit blocks in-scope requests without the wasm");
+    assert.equal(await env.gw.count("/api/"), 0, "the stored circuit blocks in-scope requests without the wasm");
     assert.equal(await overlayVisible(page), true);
     assert.deepEqual(problems, []);
     await context.close();

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { once } from "node:events";
 import { createInterface } from "node:readline";
+import { after, before } from "node:test";
 import { chromium } from "playwright-core";
 
 const root = new URL("..", import.meta.url).pathname;
@@ -60,6 +61,24 @@ export async function startGateway() {
   };
 }
 
+/**
+ * One demo gateway and one Chromium for a test file: started before its
+ * tests, stopped after them. The returned object's gw and browser are set
+ * once the file's tests run.
+ */
+export function gatewayAndBrowser() {
+  const env = { gw: null, browser: null };
+  before(async () => {
+    env.gw = await startGateway();
+    env.browser = await launchBrowser();
+  });
+  after(async () => {
+    await env.browser?.close();
+    await env.gw?.stop();
+  });
+  return env;
+}
+
 export async function launchBrowser() {
   return chromium.launch({ executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium", args: CHROMIUM_ARGS });
 }
@@ -77,6 +96,15 @@ export async function watchedPage(context) {
     if (m.type() === "error" && !m.text().startsWith("Failed to load resource")) problems.push(`console.error: ${m.text()}`);
   });
   return { page, problems };
+}
+
+/** A fresh tab (its own context) on the demo page, once the module is ready. */
+export async function openDemo(env, query = "queries=0") {
+  const context = await env.browser.newContext();
+  const { page, problems } = await watchedPage(context);
+  await page.goto(`${env.gw.url}/?${query}`);
+  await page.waitForFunction(() => document.body.dataset.module === "ready", null, { timeout: 10_000 });
+  return { page, problems, context };
 }
 
 /** Waits until the demo page's queries have all settled at least once. */

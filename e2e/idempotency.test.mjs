@@ -3,36 +3,22 @@
 // counted with a query after each scenario.
 
 import assert from "node:assert/strict";
-import { after, before, beforeEach, describe, test } from "node:test";
-import { launchBrowser, sleep, startGateway, watchedPage } from "./harness.mjs";
+import { beforeEach, describe, test } from "node:test";
+import { gatewayAndBrowser, openDemo, sleep } from "./harness.mjs";
 
-let gw, browser;
+const env = gatewayAndBrowser();
 
 const ordersAdmin = async (path, body) => {
-  const res = await fetch(`${gw.url}${path}`, { method: "POST", body: body && JSON.stringify(body) });
+  const res = await fetch(`${env.gw.url}${path}`, { method: "POST", body: body && JSON.stringify(body) });
   if (!res.ok) throw new Error(`${path}: ${res.status}`);
 };
 
-before(async () => {
-  gw = await startGateway();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await gw?.stop();
-});
 beforeEach(async () => {
   await ordersAdmin("/__admin/orders/reset");
   await ordersAdmin("/__admin/orders/delay", { delayMs: 0 });
 });
 
-async function open(query = "queries=0") {
-  const context = await browser.newContext();
-  const { page, problems } = await watchedPage(context);
-  await page.goto(`${gw.url}/?${query}`);
-  await page.waitForFunction(() => document.body.dataset.module === "ready", null, { timeout: 10_000 });
-  return { page, problems, context };
-}
+const open = (query) => openDemo(env, query);
 
 const saves = (page, n) =>
   page
@@ -51,7 +37,7 @@ describe("exactly-once mutations", () => {
     });
     const got = await saves(page, 2);
     assert.deepEqual(got, ["201", "201"], "both clicks see the one result");
-    assert.equal((await gw.orders()).orders, 1);
+    assert.equal((await env.gw.orders()).orders, 1);
     assert.deepEqual(problems, []);
     await context.close();
   });
@@ -63,7 +49,7 @@ describe("exactly-once mutations", () => {
     await page.click("#save");
     const got = await saves(page, 2);
     assert.deepEqual(got, ["201", "201 replayed"]);
-    assert.equal((await gw.orders()).orders, 1);
+    assert.equal((await env.gw.orders()).orders, 1);
     assert.deepEqual(problems, []);
     await context.close();
   });
@@ -78,7 +64,7 @@ describe("exactly-once mutations", () => {
     await page.click("#save");
     const got = await saves(page, 2);
     assert.deepEqual(got, ["TimeoutError", "201 replayed"], "the retry kept the key: the server replayed");
-    assert.equal((await gw.orders()).orders, 1);
+    assert.equal((await env.gw.orders()).orders, 1);
     assert.deepEqual(problems, []);
     await context.close();
   });
@@ -95,7 +81,7 @@ describe("exactly-once mutations", () => {
     await page.click("#save");
     const got = await saves(page, 1);
     assert.deepEqual(got, ["201 replayed"], "after F5 it is still the same action");
-    assert.equal((await gw.orders()).orders, 1);
+    assert.equal((await env.gw.orders()).orders, 1);
     assert.deepEqual(problems, []);
     await context.close();
   });
@@ -114,7 +100,7 @@ describe("exactly-once mutations", () => {
       return [first.status, second.status, second.headers.get("x-gateway-circuit"), (await second.json()).error];
     });
     assert.deepEqual(r, [201, 422, "idempotency", "idempotency_key_reused"]);
-    assert.deepEqual(await gw.orders(), { orders: 1, keys: 1 }, "the refused one never reached the gateway");
+    assert.deepEqual(await env.gw.orders(), { orders: 1, keys: 1 }, "the refused one never reached the gateway");
     assert.deepEqual(problems, []);
     await context.close();
   });

@@ -2,41 +2,27 @@
 // the requests counted at the demo gateway as the ground truth.
 
 import assert from "node:assert/strict";
-import { after, before, beforeEach, describe, test } from "node:test";
-import { launchBrowser, settled, sleep, startGateway, watchedPage } from "./harness.mjs";
+import { beforeEach, describe, test } from "node:test";
+import { gatewayAndBrowser, openDemo, settled, sleep } from "./harness.mjs";
 
-let gw, browser;
+const env = gatewayAndBrowser();
 
-before(async () => {
-  gw = await startGateway();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await gw?.stop();
-});
 beforeEach(async () => {
-  await gw.setMode({ status: 200 });
-  await gw.reset();
+  await env.gw.setMode({ status: 200 });
+  await env.gw.reset();
 });
 
-async function open(query = "queries=0") {
-  const context = await browser.newContext();
-  const { page, problems } = await watchedPage(context);
-  await page.goto(`${gw.url}/?${query}`);
-  await page.waitForFunction(() => document.body.dataset.module === "ready", null, { timeout: 10_000 });
-  return { page, problems, context };
-}
+const open = (query) => openDemo(env, query);
 
 describe("the policies around the circuit", () => {
   test("coalescing: 50 identical parallel GETs make 1 request; each caller reads its own body", async () => {
-    await gw.setMode({ status: 200, delayMs: 300 });
+    await env.gw.setMode({ status: 200, delayMs: 300 });
     const { page, problems, context } = await open();
     const bodies = await page.evaluate(async () => {
       const responses = await Promise.all(Array.from({ length: 50 }, () => gatewayCircuit.fetch("/api/same")));
       return Promise.all(responses.map((r) => r.json()));
     });
-    assert.equal(await gw.count("/api/"), 1);
+    assert.equal(await env.gw.count("/api/"), 1);
     assert.equal(bodies.length, 50);
     assert.ok(bodies.every((b) => b.path === "/api/same" && b.n === 1), "every caller got the one answer");
     assert.equal((await page.evaluate(() => gatewayCircuit.metrics())).coalesced, 49);
@@ -45,7 +31,7 @@ describe("the policies around the circuit", () => {
   });
 
   test("coalescing: a waiter that aborts does not cancel the others", async () => {
-    await gw.setMode({ status: 200, delayMs: 400 });
+    await env.gw.setMode({ status: 200, delayMs: 400 });
     const { page, problems, context } = await open();
     const result = await page.evaluate(async () => {
       const leaving = new AbortController();
@@ -59,18 +45,18 @@ describe("the policies around the circuit", () => {
       return [await quitter, (await leader).status, (await stayer).status];
     });
     assert.deepEqual(result, ["AbortError", 200, 200]);
-    assert.equal(await gw.count("/api/"), 1);
+    assert.equal(await env.gw.count("/api/"), 1);
     assert.deepEqual(problems, []);
     await context.close();
   });
 
   test("half-open: after the TTL, 20 mounted queries send exactly 1 probe to a gateway still down", async () => {
-    await gw.setMode({ status: 502 });
+    await env.gw.setMode({ status: 502 });
     const { page, problems, context } = await open("queries=20&ttl=3000");
     await settled(page, 20);
     await page.waitForFunction(() => document.body.dataset.circuit === "armed");
     const first = await page.evaluate(() => gatewayCircuit.read());
-    await gw.reset();
+    await env.gw.reset();
     // The page refetches its 20 queries when the circuit closes (app.ts).
     await page.waitForFunction(
       (until) => {
@@ -81,7 +67,7 @@ describe("the policies around the circuit", () => {
       { timeout: 10_000 },
     );
     await sleep(500); // let the 19 waiters resume and be answered
-    assert.equal(await gw.count("/api/"), 1, "one probe, no stampede");
+    assert.equal(await env.gw.count("/api/"), 1, "one probe, no stampede");
     const rearmed = await page.evaluate(() => gatewayCircuit.read());
     const ttl = rearmed.until - first.until;
     assert.ok(ttl >= 5000, `the failed probe re-armed with a doubled TTL (${ttl} ms after the first deadline)`);
@@ -91,7 +77,7 @@ describe("the policies around the circuit", () => {
   });
 
   test("429 with Retry-After: 2 → one retry after at least 2 s, then the service pauses", async () => {
-    await gw.setMode({ status: 429, retryAfter: 2 });
+    await env.gw.setMode({ status: 429, retryAfter: 2 });
     const { page, problems, context } = await open();
     const r = await page.evaluate(async () => {
       const t = performance.now();
@@ -109,7 +95,7 @@ describe("the policies around the circuit", () => {
     });
     assert.equal(r.status, 429, "the server's answer, after the one retry");
     assert.ok(r.elapsed >= 2000, `retried after ${r.elapsed} ms`);
-    assert.equal(await gw.count("/api/"), 2, "the request and its one retry");
+    assert.equal(await env.gw.count("/api/"), 2, "the request and its one retry");
     assert.deepEqual(r.paused, [503, "cooldown"], "the whole service pauses");
     assert.equal(r.still, "cooldown");
     assert.deepEqual(problems, []);
@@ -123,17 +109,17 @@ describe("the policies around the circuit", () => {
     // have gone out before the wasm was ready.
     await page.dispatchEvent("#refetch", "click");
     await page.waitForFunction(() => gatewayCircuit.diagnostics().staleCopies === 1);
-    await gw.setMode({ status: 502 });
+    await env.gw.setMode({ status: 502 });
     await sleep(1100);
     await page.dispatchEvent("#refetch", "click");
     await page.waitForFunction(() => document.querySelector("#queries tr[data-stale=true]"), null, { timeout: 10_000 });
     const detail = await page.textContent("#queries tr .detail");
     assert.match(detail, /^stale, [1-9]\d* s old: \{.*"path":"\/api\/items\/0"/);
     assert.equal(await page.evaluate(() => document.body.dataset.circuit), "armed");
-    await gw.reset();
+    await env.gw.reset();
     await page.dispatchEvent("#refetch", "click");
     await sleep(300);
-    assert.equal(await gw.count("/api/"), 0, "while armed, the stale copy answers without the network");
+    assert.equal(await env.gw.count("/api/"), 0, "while armed, the stale copy answers without the network");
     await page.screenshot({ path: new URL("artifacts/stale-fallback.png", import.meta.url).pathname });
     assert.deepEqual(problems, []);
     await context.close();
@@ -144,8 +130,8 @@ describe("the policies around the circuit", () => {
     const ok = await page.evaluate(async () => (await gatewayCircuit.fetch("/api/profile")).status);
     assert.equal(ok, 200);
     await page.waitForFunction(() => gatewayCircuit.diagnostics().staleCopies === 1);
-    await gw.setMode({ status: 500 });
-    await gw.reset();
+    await env.gw.setMode({ status: 500 });
+    await env.gw.reset();
     const r = await page.evaluate(async () => {
       const seen = { stale: 0, other: 0 };
       const end = performance.now() + 30_000;
@@ -157,7 +143,7 @@ describe("the policies around the circuit", () => {
       }
       return seen;
     });
-    assert.equal(await gw.count("/api/"), 1, "30 s of renders, one request");
+    assert.equal(await env.gw.count("/api/"), 1, "30 s of renders, one request");
     assert.ok(r.stale > 100, `renders got the stale copy (${r.stale})`);
     assert.equal(r.other, 0);
     assert.deepEqual(problems, []);
