@@ -4,6 +4,8 @@ import (
 	"errors"
 	"math"
 	"strconv"
+
+	"github.com/gatewaycircuit/gatewaycircuit/internal/jsontext"
 )
 
 // StorageKey is the sessionStorage key the circuit lives under. Existing apps
@@ -39,50 +41,28 @@ func ParsePayload(raw string) (State, error) {
 	if utf16Len(raw) > MaxPayloadLen {
 		return State{}, malformed("longer than " + strconv.Itoa(MaxPayloadLen) + " characters")
 	}
-	p := parser{s: raw}
-	p.space()
-	if !p.eat('{') {
+	p := parser{Scanner: jsontext.Scanner{S: raw}}
+	var until, status number
+	p.Space()
+	if p.Peek() != '{' {
 		return State{}, malformed("not a JSON object")
 	}
-	var until, status number
-	p.space()
-	if !p.eat('}') {
-		for {
-			p.space()
-			key, ok := p.str()
-			if !ok {
-				return State{}, malformed("bad object key")
-			}
-			p.space()
-			if !p.eat(':') {
-				return State{}, malformed("missing ':' after key")
-			}
-			p.space()
-			switch key {
-			case "until":
-				until = p.num()
-			case "httpStatus":
-				status = p.num()
-			default:
-				if !p.value(0) {
-					return State{}, malformed("bad JSON value")
-				}
-			}
-			if p.err {
-				return State{}, malformed("bad JSON value")
-			}
-			p.space()
-			if p.eat(',') {
-				continue
-			}
-			if p.eat('}') {
-				break
-			}
-			return State{}, malformed("expected ',' or '}'")
+	ok := p.members(func() bool {
+		switch p.key {
+		case "until":
+			until = p.num()
+		case "httpStatus":
+			status = p.num()
+		default:
+			return p.value(1)
 		}
+		return !p.err
+	})
+	if !ok || p.err {
+		return State{}, malformed("not valid JSON")
 	}
-	p.space()
-	if p.i != len(p.s) {
+	p.Space()
+	if !p.AtEnd() {
 		return State{}, malformed("trailing data after the object")
 	}
 	switch {
@@ -138,12 +118,12 @@ type number struct {
 	isNum bool
 }
 
-// parser is a minimal JSON validator over a string. It builds no values:
-// it only checks the grammar (RFC 8259, as JSON.parse does), decodes object
-// keys so that escaped spellings of "until" still match, and reads numbers.
+// parser validates a JSON document without building it (the grammar is
+// jsontext's, as JSON.parse's), decodes object keys so that escaped
+// spellings of "until" still match, and reads the two numbers.
 type parser struct {
-	s   string
-	i   int
+	jsontext.Scanner
+	key string // the key of the member being read (members)
 	err bool
 }
 
@@ -151,105 +131,88 @@ type parser struct {
 // with JSON.parse on an accepted length.
 const maxDepth = MaxPayloadLen + 1
 
-func (p *parser) space() {
-	for p.i < len(p.s) {
-		switch p.s[p.i] {
-		case ' ', '\t', '\n', '\r':
-			p.i++
-		default:
-			return
-		}
-	}
-}
-
-func (p *parser) eat(c byte) bool {
-	if p.i < len(p.s) && p.s[p.i] == c {
-		p.i++
-		return true
-	}
-	return false
-}
-
-func (p *parser) lit(word string) bool {
-	if len(p.s)-p.i >= len(word) && p.s[p.i:p.i+len(word)] == word {
-		p.i += len(word)
-		return true
-	}
-	return false
-}
-
 // value skips any JSON value.
 func (p *parser) value(depth int) bool {
-	if depth > maxDepth || p.i >= len(p.s) {
+	if depth > maxDepth || p.AtEnd() {
 		return false
 	}
-	switch c := p.s[p.i]; {
-	case c == '{':
-		p.i++
-		p.space()
-		if p.eat('}') {
+	switch p.Peek() {
+	case '{':
+		return p.members(func() bool { return p.value(depth + 1) })
+	case '[':
+		p.I++
+		p.Space()
+		if p.Eat(']') {
 			return true
 		}
 		for {
-			p.space()
-			if _, ok := p.str(); !ok {
-				return false
-			}
-			p.space()
-			if !p.eat(':') {
-				return false
-			}
-			p.space()
+			p.Space()
 			if !p.value(depth + 1) {
 				return false
 			}
-			p.space()
-			if p.eat('}') {
+			p.Space()
+			if p.Eat(']') {
 				return true
 			}
-			if !p.eat(',') {
+			if !p.Eat(',') {
 				return false
 			}
 		}
-	case c == '[':
-		p.i++
-		p.space()
-		if p.eat(']') {
-			return true
-		}
-		for {
-			p.space()
-			if !p.value(depth + 1) {
-				return false
-			}
-			p.space()
-			if p.eat(']') {
-				return true
-			}
-			if !p.eat(',') {
-				return false
-			}
-		}
-	case c == '"':
+	case '"':
 		_, ok := p.str()
 		return ok
-	case c == 't':
-		return p.lit("true")
-	case c == 'f':
-		return p.lit("false")
-	case c == 'n':
-		return p.lit("null")
+	case 't':
+		return p.Lit("true")
+	case 'f':
+		return p.Lit("false")
+	case 'n':
+		return p.Lit("null")
 	default:
-		_, ok := p.numToken()
+		_, ok := p.Number()
 		return ok
+	}
+}
+
+// members reads an object whose '{' comes next, calling member for each
+// value after its key (p.key holds the key).
+func (p *parser) members(member func() bool) bool {
+	if !p.Eat('{') {
+		return false
+	}
+	p.Space()
+	if p.Eat('}') {
+		return true
+	}
+	for {
+		p.Space()
+		key, ok := p.str()
+		if !ok {
+			return false
+		}
+		p.Space()
+		if !p.Eat(':') {
+			return false
+		}
+		p.Space()
+		p.key = key
+		if !member() {
+			return false
+		}
+		p.Space()
+		if p.Eat('}') {
+			return true
+		}
+		if !p.Eat(',') {
+			return false
+		}
 	}
 }
 
 // num reads the value of a known key. A non-number value is valid JSON but
 // not a number; invalid JSON sets p.err.
 func (p *parser) num() number {
-	if p.i < len(p.s) && (p.s[p.i] == '-' || (p.s[p.i] >= '0' && p.s[p.i] <= '9')) {
-		tok, ok := p.numToken()
+	if c := p.Peek(); c == '-' || (c >= '0' && c <= '9') {
+		tok, ok := p.Number()
 		if !ok {
 			p.err = true
 			return number{}
@@ -267,53 +230,20 @@ func (p *parser) num() number {
 	return number{}
 }
 
-// numToken scans -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
-func (p *parser) numToken() (string, bool) {
-	start := p.i
-	p.eat('-')
-	switch {
-	case p.eat('0'):
-	case p.i < len(p.s) && p.s[p.i] >= '1' && p.s[p.i] <= '9':
-		p.digits()
-	default:
-		return "", false
-	}
-	if p.eat('.') && !p.digits() {
-		return "", false
-	}
-	if p.eat('e') || p.eat('E') {
-		if !p.eat('+') {
-			p.eat('-')
-		}
-		if !p.digits() {
-			return "", false
-		}
-	}
-	return p.s[start:p.i], true
-}
-
-func (p *parser) digits() bool {
-	start := p.i
-	for p.i < len(p.s) && p.s[p.i] >= '0' && p.s[p.i] <= '9' {
-		p.i++
-	}
-	return p.i > start
-}
-
 // str reads a JSON string and returns it decoded. Only keys need the decoded
 // form; lone surrogates decode to U+FFFD, which never equals a key we match.
 func (p *parser) str() (string, bool) {
-	if !p.eat('"') {
+	if !p.Eat('"') {
 		return "", false
 	}
-	start := p.i
+	start := p.I
 	plain := true
-	for p.i < len(p.s) {
-		c := p.s[p.i]
+	for p.I < len(p.S) {
+		c := p.S[p.I]
 		switch {
 		case c == '"':
-			raw := p.s[start:p.i]
-			p.i++
+			raw := p.S[start:p.I]
+			p.I++
 			if plain {
 				return raw, true
 			}
@@ -322,47 +252,25 @@ func (p *parser) str() (string, bool) {
 			return "", false
 		case c == '\\':
 			plain = false
-			p.i++
-			if p.i >= len(p.s) {
+			p.I++
+			if p.I >= len(p.S) {
 				return "", false
 			}
-			switch p.s[p.i] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				p.i++
-			case 'u':
-				if len(p.s)-p.i < 5 || !isHex4(p.s[p.i+1:p.i+5]) {
+			if p.S[p.I] == 'u' {
+				if _, ok := jsontext.Hex4(p.S[p.I+1:]); !ok {
 					return "", false
 				}
-				p.i += 5
-			default:
+				p.I += 5
+			} else if _, ok := jsontext.Escape(p.S[p.I]); ok {
+				p.I++
+			} else {
 				return "", false
 			}
 		default:
-			p.i++
+			p.I++
 		}
 	}
 	return "", false
-}
-
-func isHex4(s string) bool {
-	for i := 0; i < 4; i++ {
-		if hexVal(s[i]) < 0 {
-			return false
-		}
-	}
-	return true
-}
-
-func hexVal(c byte) int {
-	switch {
-	case c >= '0' && c <= '9':
-		return int(c - '0')
-	case c >= 'a' && c <= 'f':
-		return int(c-'a') + 10
-	case c >= 'A' && c <= 'F':
-		return int(c-'A') + 10
-	}
-	return -1
 }
 
 // unescape decodes a string body already validated by str.
@@ -375,37 +283,21 @@ func unescape(raw string) string {
 			continue
 		}
 		i++
-		switch raw[i] {
-		case 'b':
-			b = append(b, '\b')
-		case 'f':
-			b = append(b, '\f')
-		case 'n':
-			b = append(b, '\n')
-		case 'r':
-			b = append(b, '\r')
-		case 't':
-			b = append(b, '\t')
-		case 'u':
-			r := rune(0)
-			for _, h := range []byte(raw[i+1 : i+5]) {
-				r = r<<4 | rune(hexVal(h))
-			}
-			i += 4
-			if r >= 0xD800 && r < 0xDC00 && i+6 < len(raw) && raw[i+1] == '\\' && raw[i+2] == 'u' {
-				lo := rune(0)
-				for _, h := range []byte(raw[i+3 : i+7]) {
-					lo = lo<<4 | rune(hexVal(h))
-				}
-				if lo >= 0xDC00 && lo < 0xE000 {
-					r = 0x10000 + (r-0xD800)<<10 + (lo - 0xDC00)
-					i += 6
-				}
-			}
-			b = appendRune(b, r)
-		default: // '"', '\\', '/'
-			b = append(b, raw[i])
+		if raw[i] != 'u' {
+			e, _ := jsontext.Escape(raw[i])
+			b = append(b, e)
+			continue
 		}
+		u, _ := jsontext.Hex4(raw[i+1:])
+		r := rune(u)
+		i += 4
+		if r >= 0xD800 && r < 0xDC00 && i+6 < len(raw) && raw[i+1] == '\\' && raw[i+2] == 'u' {
+			if lo, _ := jsontext.Hex4(raw[i+3:]); lo >= 0xDC00 && lo < 0xE000 {
+				r = 0x10000 + (r-0xD800)<<10 + (rune(lo) - 0xDC00)
+				i += 6
+			}
+		}
+		b = appendRune(b, r)
 	}
 	return string(b)
 }
