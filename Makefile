@@ -69,7 +69,7 @@ test-go:
 	$(GO) test ./...
 
 test-wasm:
-	GOOS=js GOARCH=wasm $(GO) vet ./internal/... ./wasm/... ./bench/...
+	GOOS=js GOARCH=wasm $(GO) vet ./internal/... ./wasm/...
 	GOOS=js GOARCH=wasm $(GO) test -exec="$(GOROOT)/lib/wasm/go_js_wasm_exec" ./internal/...
 
 test-js: node_modules/.stamp build/wasm_exec.js
@@ -82,9 +82,9 @@ e2e: build build-faultwasm nextjs-build chromium
 	node --test --test-concurrency=1 e2e/
 
 # The floor program and Go's wasm_exec.js, packed like dist/, for make bench.
-build/bench/manifest.json: bench/floor/main.go $(WASM_EXEC) tools/pack-dist.mjs
+build/bench/manifest.json: wasm/floor/main.go $(WASM_EXEC) tools/pack-dist.mjs
 	@mkdir -p build/bench
-	GOOS=js GOARCH=wasm $(GO) build $(WASM_FLAGS) -o build/bench/floor.wasm ./bench/floor
+	GOOS=js GOARCH=wasm $(GO) build $(WASM_FLAGS) -o build/bench/floor.wasm ./wasm/floor
 	cp $(WASM_EXEC) build/bench/wasm_exec.js
 	cp bench/web/reference.js build/bench/
 	node tools/pack-dist.mjs build/bench floor.wasm wasm_exec.js
