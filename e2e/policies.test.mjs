@@ -149,4 +149,24 @@ describe("the policies around the circuit", () => {
     assert.deepEqual(problems, []);
     await context.close();
   });
+
+  test("adaptive TTL (opt-in): a GET that keeps answering empty is asked less often", async () => {
+    const { page, problems, context } = await open("queries=0&empty=on");
+    const r = await page.evaluate(async () => {
+      const markers = [];
+      for (let i = 0; i < 23; i++) {
+        const res = await gatewayCircuit.fetch("/api/list/empty");
+        markers.push(res.headers.get("x-gateway-circuit"));
+        await res.json();
+        await new Promise((r) => setTimeout(r, 20)); // let the copy be kept
+      }
+      return { markers, metrics: gatewayCircuit.metrics() };
+    });
+    assert.equal(await env.gw.count("/api/"), 3, "three empty answers in a row, then 60 s without the network");
+    assert.deepEqual(r.markers.slice(0, 3), [null, null, null]);
+    assert.ok(r.markers.slice(3).every((m) => m === "cached"), r.markers.join());
+    assert.equal(r.metrics.emptyReused, 20);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
 });

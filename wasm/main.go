@@ -239,16 +239,22 @@ func gcIdemFinish(nowMs float64, n int32, status int32) int32 {
 	return int32(g.Ledger().Finish(int64(nowMs), op, key, int(status)))
 }
 
-// gc_store keeps a body of the given size as the ticket's stale copy and
-// returns the copy's id (0: not kept). Then call gc_dropped until it is 0.
+// gc_store keeps a body of the given size as the ticket's copy and returns
+// the copy's id (0: not kept). A short body is also written whole to gc_body
+// (small bytes; -1 when not), for the empty-result rule. Then call gc_dropped
+// until it is 0.
 //
 //go:wasmexport gc_store
-func gcStore(nowMs float64, ticket float64, bytes float64) float64 {
+func gcStore(nowMs float64, ticket float64, bytes float64, small int32) float64 {
 	defer settle()
 	if g == nil {
 		return 0
 	}
-	id := g.Store(int64(nowMs), uint32(ticket), int64(bytes))
+	var whole []byte
+	if small >= 0 && int(small) <= len(body) {
+		whole = body[:small]
+	}
+	id := g.Store(int64(nowMs), uint32(ticket), int64(bytes), whole)
 	dropped = append(dropped, g.Dropped()...)
 	return float64(id)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"html/template"
+	"io"
 	"net/http"
 	"path/filepath"
 	"strconv"
@@ -82,8 +83,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.Serve
 // pageParams are the demo page's knobs, taken from its query string so that
 // a reload keeps them.
 type pageParams struct {
-	Wasm, Scope, TTL, MaxTTL, Trip, Stale string
-	Queries                               int
+	Wasm, Scope, TTL, MaxTTL, Trip, Stale, Empty string
+	Queries                                      int
 }
 
 func (s *Server) servePage(w http.ResponseWriter, r *http.Request) {
@@ -95,6 +96,7 @@ func (s *Server) servePage(w http.ResponseWriter, r *http.Request) {
 		MaxTTL:  q.Get("maxTtl"),
 		Trip:    q.Get("trip"),
 		Stale:   q.Get("stale"),
+		Empty:   q.Get("empty"),
 		Queries: 6,
 	}
 	if n, err := strconv.Atoi(q.Get("queries")); err == nil && n >= 0 && n <= 200 {
@@ -139,6 +141,10 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		h.Set("Retry-After", strconv.Itoa(m.RetryAfter))
 	}
 	w.WriteHeader(m.Status)
+	if strings.HasSuffix(r.URL.Path, "/empty") && m.Status == http.StatusOK {
+		_, _ = io.WriteString(w, "[]\n") // an empty collection (data-empty-ttl)
+		return
+	}
 	_ = json.NewEncoder(w).Encode(map[string]any{"path": r.URL.Path, "n": n, "status": m.Status})
 }
 

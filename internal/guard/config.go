@@ -14,6 +14,7 @@ import (
 //	cooldown=on|off        pause a service after a 429 (default on)
 //	probe=on|off           one half-open probe at expiry (default on)
 //	idempotency=on|off     idempotency keys on mutations (default on)
+//	emptyTtl=on|off        longer caching of GETs that keep answering empty (default off)
 //
 // The error names the setting.
 func ParseConfig(text string) (Policy, error) {
@@ -48,6 +49,8 @@ func ParseConfig(text string) (Policy, error) {
 			p.Probe.Disabled = !on
 		case "idempotency":
 			p.IdempotencyOff = !on
+		case "emptyTtl":
+			p.Empty.Enabled = on
 		default:
 			return &circuit.PolicyError{Field: key, Reason: "unknown setting"}
 		}

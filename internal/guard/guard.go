@@ -17,6 +17,7 @@ import (
 	"github.com/gatewaycircuit/gatewaycircuit/internal/circuit"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/coalesce"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/cooldown"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/emptyttl"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/idempotency"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/metrics"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/negcache"
@@ -35,6 +36,8 @@ type Policy struct {
 	Negative negcache.Policy `json:"negative"`
 	Stale    stale.Policy    `json:"stale"`
 	Coalesce coalesce.Policy `json:"coalesce"`
+	// Empty is the adaptive TTL for empty results (opt-in).
+	Empty emptyttl.Policy `json:"empty"`
 	// Idempotency is the ledger of mutations (idempotency keys).
 	Idempotency idempotency.Policy `json:"idempotency"`
 	// IdempotencyOff sends mutations without keys.
@@ -58,6 +61,7 @@ const (
 	Cooling              // the service asked for a pause (429): synthetic 503
 	Negative             // the same GET failed moments ago: synthetic 503
 	Stale                // answer with the stale copy Copy
+	Cached               // the key keeps answering empty: answer with its copy Copy
 )
 
 // Answer is the decision for one request.
@@ -68,7 +72,7 @@ type Answer struct {
 	Probe   uint32     // Send: the probe's id when this request is the half-open probe
 	UntilMs int64      // Open, Cooling, Negative: when that state ends
 	Status  int        // Open: the status that armed the circuit
-	Copy    stale.Copy // Stale
+	Copy    stale.Copy // Stale, Cached
 }
 
 // Outcome is what to do with a network answer (or failure, status 0).
@@ -100,6 +104,10 @@ type Guard struct {
 	keyRule  coalesce.Policy
 	metrics  metrics.Set
 	ledger   *idempotency.Ledger // nil when idempotency is off
+	empty    *emptyttl.Tracker
+	// staleFallback: copies answer for failures (data-stale). Copies are also
+	// kept, without that, for the adaptive TTL of empty results.
+	staleFallback bool
 
 	tickets    map[uint32]*ticket // requests between Begin and Finish
 	lastTicket uint32
@@ -124,7 +132,13 @@ func New(p Policy, s store.Store) (*Guard, error) {
 	if g.neg, err = negcache.New(p.Negative); err != nil {
 		return nil, err
 	}
-	if g.stale, err = stale.New(p.Stale); err != nil {
+	g.staleFallback = p.Stale.Enabled
+	copies := p.Stale
+	copies.Enabled = p.Stale.Enabled || p.Empty.Enabled
+	if g.stale, err = stale.New(copies); err != nil {
+		return nil, err
+	}
+	if g.empty, err = emptyttl.New(p.Empty); err != nil {
 		return nil, err
 	}
 	if g.flights, err = coalesce.New(p.Coalesce); err != nil {
@@ -164,13 +178,14 @@ func (g *Guard) Arm(nowMs int64, status int, ttlMs int64) (circuit.State, error)
 	return s, err
 }
 
-// Clear is the user's "try again": the circuit, the probe state and the
-// negative cache start over. A 429 cooldown is not lifted (the server asked
+// Clear is the user's "try again": the circuit, the probe state, the
+// negative cache and the empty-result TTLs start over. A 429 cooldown is not lifted (the server asked
 // for it), and stale copies are data, not failure state: both stay.
 func (g *Guard) Clear() {
 	g.breaker.Clear()
 	g.gate.Clear()
 	g.neg.Clear()
+	g.empty.Clear()
 	g.seen = g.breaker.Version()
 }
 
@@ -210,6 +225,12 @@ func (g *Guard) Begin(nowMs int64, method, url, headers string) Answer {
 			g.metrics.Add(metrics.NegativeHits)
 			return g.staleOr(nowMs, key, Answer{Kind: Negative, UntilMs: until, Status: 503})
 		}
+		if _, hit := g.empty.Decide(nowMs, key); hit {
+			if c, ok := g.stale.Lookup(nowMs, key); ok {
+				g.metrics.Add(metrics.EmptyReused)
+				return Answer{Kind: Cached, Copy: c}
+			}
+		}
 		id, leader := g.flights.Join(key)
 		if !leader {
 			g.metrics.Add(metrics.Coalesced)
@@ -234,7 +255,7 @@ func (g *Guard) Finish(nowMs int64, id uint32, status int, retryAfter, cacheCont
 		g.flights.Complete(t.flight)
 	}
 	var out Outcome
-	if c, has := g.observeKey(nowMs, t.key, status); has {
+	if c, has := g.observeKey(nowMs, t.key, status); has && g.staleFallback {
 		g.metrics.Add(metrics.StaleServed)
 		out.Serve, out.Copy = true, c
 	} else if t.key != "" && status >= 200 && status < 300 && g.stale.Policy().Enabled {
@@ -299,14 +320,16 @@ func (g *Guard) observe(nowMs int64, t *ticket, status int, retryAfter string) (
 }
 
 // Store keeps the body (bytes long) of the 2xx answer of ticket id as the
-// key's stale copy, after Finish asked for it. It returns the copy's id, or 0
-// when it is not kept; then call Dropped for the bodies to release.
-func (g *Guard) Store(nowMs int64, id uint32, bytes int64) uint32 {
+// key's copy, after Finish asked for it. small is the whole body when it is
+// short (emptyttl.Empty looks at it), else nil. It returns the copy's id, or
+// 0 when it is not kept; then call Dropped for the bodies to release.
+func (g *Guard) Store(nowMs int64, id uint32, bytes int64, small []byte) uint32 {
 	t, ok := g.tickets[id]
 	if !ok || t.key == "" {
 		return 0
 	}
 	delete(g.tickets, id)
+	g.empty.Observe(nowMs, t.key, int64(len(small)) == bytes && emptyttl.Empty(small))
 	return g.stale.Store(nowMs, t.key, bytes, t.storeCC)
 }
 
@@ -419,9 +442,10 @@ func (g *Guard) open() Answer {
 	return Answer{Kind: Open, UntilMs: s.Until, Status: s.HTTPStatus}
 }
 
-// staleOr answers with the key's stale copy when there is one, else with a.
+// staleOr answers with the key's stale copy when there is one (and the
+// stale fallback is on), else with a.
 func (g *Guard) staleOr(nowMs int64, key string, a Answer) Answer {
-	if key != "" {
+	if key != "" && g.staleFallback {
 		if c, ok := g.stale.Lookup(nowMs, key); ok {
 			g.metrics.Add(metrics.StaleServed)
 			return Answer{Kind: Stale, Copy: c, UntilMs: a.UntilMs, Status: a.Status}

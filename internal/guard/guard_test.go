@@ -76,7 +76,7 @@ func run(t *testing.T, p guard.Policy, steps []step) {
 			if s.wantOut != nil && (o.Retry != s.wantOut.Retry || o.WaitMs != s.wantOut.WaitMs || o.WantBody != s.wantOut.WantBody || o.Serve != s.wantOut.Serve) {
 				t.Fatalf("step %d: Finish = %+v, want %+v", i, o, *s.wantOut)
 			}
-			if s.store > 0 && g.Store(now, names[s.finish], s.store) == 0 {
+			if s.store > 0 && g.Store(now, names[s.finish], s.store, nil) == 0 {
 				t.Fatalf("step %d: Store kept nothing", i)
 			}
 		case s.abort != "":
@@ -219,7 +219,7 @@ func TestStaleCopyCarriesItsAge(t *testing.T) {
 	g, _ := guard.New(p, store.NewMemory())
 	a := g.Begin(t0, "GET", users, "")
 	g.Finish(t0, a.Ticket, 200, "", "")
-	id := g.Store(t0, a.Ticket, 10)
+	id := g.Store(t0, a.Ticket, 10, nil)
 	g.Arm(t0+5000, 502, 0)
 	got := g.Begin(t0+7000, "GET", users, "")
 	if got.Kind != guard.Stale || got.Copy.ID != id || got.Copy.AgeMs != 7000 || got.Copy.StoredAtMs != t0 {
@@ -280,5 +280,43 @@ func TestQuietAndAdopt(t *testing.T) {
 	p.Stale.Enabled = true
 	if s, _ := guard.New(p, store.NewMemory()); s.Quiet() {
 		t.Fatal("quiet with stale copies to keep")
+	}
+}
+
+func TestEmptyResultsAreCachedLonger(t *testing.T) {
+	p := guard.Policy{Circuit: scope}
+	p.Empty.Enabled = true
+	g, _ := guard.New(p, store.NewMemory())
+	now := t0
+	answer := func(body string) {
+		t.Helper()
+		a := g.Begin(now, "GET", users, "")
+		if a.Kind != guard.Send {
+			t.Fatalf("Begin = %+v, want Send", a)
+		}
+		if o := g.Finish(now, a.Ticket, 200, "", ""); !o.WantBody {
+			t.Fatal("no copy asked for")
+		}
+		g.Store(now, a.Ticket, int64(len(body)), []byte(body))
+	}
+	answer("[]")
+	answer(" [ ] ")
+	answer("{}") // third empty answer in a row: 60 s
+	now += 59_000
+	if a := g.Begin(now, "GET", users, ""); a.Kind != guard.Cached || a.Copy.AgeMs != 59_000 {
+		t.Fatalf("Begin = %+v, want the cached empty answer", a)
+	}
+	if g.Metrics().Get(metrics.EmptyReused) != 1 {
+		t.Fatal("emptyReused not counted")
+	}
+	now += 1_000
+	answer("[1]") // not empty: snap back
+	if a := g.Begin(now, "GET", users, ""); a.Kind != guard.Send {
+		t.Fatalf("Begin = %+v, want Send after a non-empty answer", a)
+	}
+	// Copies kept for this do not answer for failures: the stale fallback is off.
+	g.Arm(now, 502, 0)
+	if a := g.Begin(now, "GET", users, ""); a.Kind != guard.Open {
+		t.Fatalf("Begin = %+v, want Open (no stale fallback)", a)
 	}
 }

@@ -213,13 +213,13 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment): Gate
     return synthetic("open", s.until, s.httpStatus);
   }
 
-  /** A kept copy, saying that it is stale and how old. */
-  function staleResponse(id: number, ageMs: number, storedAtMs: number): Response | null {
+  /** A kept copy, saying that it is stale (or "cached") and how old. */
+  function staleResponse(id: number, ageMs: number, storedAtMs: number, marker = "stale"): Response | null {
     const c = copies.get(id);
     if (!c) return null;
     const headers = new Headers(c.headers);
     headers.set("age", String(Math.floor(ageMs / 1000)));
-    headers.set(MARKER_HEADER, "stale");
+    headers.set(MARKER_HEADER, marker);
     headers.set("x-gateway-collected-at", new Date(storedAtMs).toISOString());
     return new Response(c.body.slice(0), { status: c.status, statusText: c.statusText, headers });
   }
@@ -262,6 +262,12 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment): Gate
             return Promise.resolve(
               staleResponse(a.copyId, a.ageMs, a.storedAtMs) ?? synthetic("open", a.until || now(), a.status || 503),
             );
+          case Kind.Cached: {
+            // The key keeps answering empty: its last answer, said to be cached.
+            const cached = staleResponse(a.copyId, a.ageMs, a.storedAtMs, "cached");
+            if (cached) return Promise.resolve(cached);
+            break; // the copy is gone: ask the network
+          }
         }
       }
     }
@@ -287,7 +293,7 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment): Gate
   function finish(ticket: number, res: Response | null) {
     const st = res ? res.status : 0;
     const ra = res && (st === 429 || st === 503) ? (res.headers.get("retry-after") ?? "") : "";
-    const cc = res && o.stale && res.ok ? (res.headers.get("cache-control") ?? "") : "";
+    const cc = res && (o.stale || o.emptyTtl) && res.ok ? (res.headers.get("cache-control") ?? "") : "";
     const out = call((e) => e.finish(now(), ticket, st, ra, cc));
     if (!out) return null;
     sync((out.flags & CHANGED) !== 0);
@@ -298,7 +304,7 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment): Gate
   /** Keeps the body of a good answer as its key's stale copy. */
   function keep(ticket: number, res: Response) {
     res.arrayBuffer().then((body) => {
-      const id = call((e) => e.store(now(), ticket, body.byteLength));
+      const id = call((e) => e.store(now(), ticket, body));
       if (id) copies.set(id, { body, status: res.status, statusText: res.statusText, headers: [...res.headers] });
       for (const d of call((e) => e.dropped()) ?? []) copies.delete(d);
     }, noop);

@@ -54,6 +54,7 @@ test("data attributes: defaults", () => {
     cooldown: true,
     probe: true,
     idempotency: true,
+    emptyTtl: false,
   });
   assert.deepEqual(problems, []);
 });
@@ -94,6 +95,7 @@ test("data attributes: ttl above max is capped; the Go config names every field"
       "cooldown=on",
       "probe=on",
       "idempotency=on",
+      "emptyTtl=off",
     ].join("\n"),
   );
 });

@@ -30,6 +30,8 @@ export interface ResolvedOptions {
   probe: boolean;
   /** Idempotency keys on in-scope POST/PUT/PATCH/DELETE. */
   idempotency: boolean;
+  /** Cache GETs that keep answering empty for longer (60 s after 3, 120 s after 5). Opt-in. */
+  emptyTtl: boolean;
 }
 
 /** The data-* attributes of the script tag (a DOMStringMap). */
@@ -46,7 +48,8 @@ export type DataAttributes = Partial<
     | "negativeCache"
     | "cooldown"
     | "probe"
-    | "idempotency",
+    | "idempotency"
+    | "emptyTtl",
     string
   >
 >;
@@ -97,6 +100,7 @@ export function readOptions(
   const cooldown = flag("data-cooldown", data.cooldown, true);
   const probe = flag("data-probe", data.probe, true);
   const idempotency = flag("data-idempotency", data.idempotency, true);
+  const emptyTtl = flag("data-empty-ttl", data.emptyTtl, false);
 
   const scope = resolveScope(data.scope, base);
   problems.push(...scope.problems);
@@ -127,6 +131,7 @@ export function readOptions(
       cooldown,
       probe,
       idempotency,
+      emptyTtl,
     },
     problems,
   };
@@ -147,5 +152,6 @@ export function configText(o: ResolvedOptions): string {
     `cooldown=${onOff(o.cooldown)}`,
     `probe=${onOff(o.probe)}`,
     `idempotency=${onOff(o.idempotency)}`,
+    `emptyTtl=${onOff(o.emptyTtl)}`,
   ].join("\n");
 }

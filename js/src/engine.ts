@@ -18,6 +18,7 @@ export const enum Kind {
   Cooling = 5,
   Negative = 6,
   Stale = 7,
+  Cached = 8,
 }
 
 /** Flags; wasm/main.go defines them. */
@@ -61,7 +62,7 @@ interface Exports {
   gc_begin(now: number, len: number): number;
   gc_finish(now: number, ticket: number, status: number, len: number): number;
   gc_observe(now: number, status: number, len: number): number;
-  gc_store(now: number, ticket: number, bytes: number): number;
+  gc_store(now: number, ticket: number, bytes: number, small: number): number;
   gc_body(n: number): number;
   gc_idem_begin(now: number, len: number, r0: number, r1: number, r2: number, r3: number): number;
   gc_idem_finish(now: number, len: number, status: number): number;
@@ -104,8 +105,8 @@ export interface Engine {
   finish(now: number, ticket: number, status: number, retryAfter: string, cacheControl: string): Outcome;
   /** The answer of a request sent before the wasm ran; true when the circuit changed. */
   observe(now: number, method: string, url: string, status: number, retryAfter: string): boolean;
-  /** Keeps a body as the ticket's stale copy; returns its id (0: not kept). */
-  store(now: number, ticket: number, bytes: number): number;
+  /** Keeps a body as the ticket's copy; returns its id (0: not kept). */
+  store(now: number, ticket: number, body: ArrayBuffer): number;
   /** Ids of stale copies to release. */
   dropped(): number[];
   /** Registers a mutation before it is sent (idempotency keys). */
@@ -207,7 +208,12 @@ export async function loadEngine(wasmUrl: string, configText: string, fetchFn: t
     },
     observe: (now, method, url, status, retryAfter) =>
       (ex.gc_observe(now, status, put(`${method}\n${url}\n${retryAfter}`)) & CHANGED) !== 0,
-    store: (now, ticket, n) => ex.gc_store(now, ticket, n),
+    store(now, ticket, body) {
+      // A short body goes to Go whole: it decides whether it is "empty".
+      const small = body.byteLength <= 64 ? body.byteLength : -1;
+      if (small > 0) new Uint8Array(ex.mem.buffer, ex.gc_body(small), small).set(new Uint8Array(body));
+      return ex.gc_store(now, ticket, body.byteLength, small);
+    },
     dropped() {
       const ids: number[] = [];
       for (let id = ex.gc_dropped(); id !== 0; id = ex.gc_dropped()) ids.push(id);

@@ -35,6 +35,7 @@ export function createPassthrough(reason: Error): GatewayCircuit {
     cooldown: false,
     probe: false,
     idempotency: false,
+    emptyTtl: false,
   });
   const fetchJSON = createFetchJSON(plainFetch);
   const facade = {

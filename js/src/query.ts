@@ -5,7 +5,8 @@ import { GatewayHttpError, isGatewayError } from "./errors.js";
 
 /**
  * Marks every answer the module made up: "open" (the circuit), "cooldown"
- * (a 429 pause), "negative" (the negative cache), "stale" (a stale copy).
+ * (a 429 pause), "negative" (the negative cache), "stale" (a stale copy),
+ * "cached" (an empty answer reused), "idempotency" (a refused mutation).
  */
 export const MARKER_HEADER = "x-gateway-circuit";
 

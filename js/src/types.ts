@@ -41,7 +41,7 @@ export interface Metrics {
   retries: number;
   /** Answered by a 429 cooldown. */
   cooledDown: number;
-  /** Reserved (adaptive TTL for empty results, not wired yet). */
+  /** Answered with the copy of a GET that keeps answering empty (data-empty-ttl). */
   emptyReused: number;
   /** Entries dropped from a full table. */
   evicted: number;
