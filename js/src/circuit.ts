@@ -66,6 +66,8 @@ interface Flight {
   controller: AbortController | null;
   /** A joiner stopped waiting; true when nobody waits any more (cancel the request). */
   leave(): boolean;
+  /** Go's id for the flight, when Go tracks it (not on the quiet path). */
+  id?: number;
 }
 
 const noop = () => {};
@@ -82,6 +84,7 @@ function signalOf(input: RequestInfo | URL, init?: RequestInit): AbortSignal | u
 }
 
 function methodOf(input: RequestInfo | URL, init?: RequestInit): string {
+  if (init?.method === undefined && typeof input === "string") return "GET";
   const m = init?.method ?? (typeof Request !== "undefined" && input instanceof Request ? input.method : "GET");
   return m.toUpperCase();
 }
@@ -92,6 +95,7 @@ function headersOf(input: RequestInfo | URL, init?: RequestInit): HeadersInit | 
 
 /** The request headers as "name: value" lines: they vary the coalescing key. */
 function headerBlock(input: RequestInfo | URL, init?: RequestInit): string {
+  if (init === undefined && typeof input === "string") return "";
   const h = headersOf(input, init);
   let s = init?.credentials ? `:credentials: ${init.credentials}\n` : "";
   if (!h) return s;
@@ -233,7 +237,7 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment): Gate
       // Go says no policy has anything to say (guard.Quiet): a plain GET goes
       // out without asking, and only an answer that matters is reported.
       if (headers === "" && (method === "GET" || method === "HEAD") && call((e) => e.quiet())) {
-        return quietFetch(`${method} ${url}`, method, url, input, init);
+        return quietFetch(method === "GET" ? url : `HEAD ${url}`, method, url, input, init);
       }
       const a = call((e) => e.begin(now(), method, url, headers));
       if (a !== null) {
@@ -317,9 +321,15 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment): Gate
       joiners: [],
       controller: signal ? new AbortController() : null,
       leave: () => call((e) => e.leave(flightId)) ?? false,
+      id: flightId,
     };
     flights.set(flightId, flight);
     return flight;
+  }
+
+  /** Leaving a quiet-path flight: true when nobody waits any more. */
+  function leaveFast(this: Flight & { waiters: number }) {
+    return --this.waiters === 0;
   }
 
   /** The quiet path: coalesced in JS, sent without a ticket (see send). */
@@ -333,13 +343,8 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment): Gate
     fast.network++;
     let flight: (Flight & { waiters: number }) | null = null;
     if (o.coalesce) {
-      const f: Flight & { waiters: number } = {
-        joiners: [],
-        controller: signalOf(input, init) ? new AbortController() : null,
-        waiters: 1,
-        leave: () => --f.waiters === 0,
-      };
-      fastFlights.set(key, (flight = f));
+      flight = { joiners: [], controller: signalOf(input, init) ? new AbortController() : null, waiters: 1, leave: leaveFast };
+      fastFlights.set(key, flight);
     }
     return send(0, flight, 0, method, url, input, init, () => fastFlights.delete(key));
   }
@@ -367,7 +372,7 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment): Gate
 
     const settle = (res: Response | null, err: unknown) => {
       ended?.();
-      for (const [id, f] of flights) if (f === flight) flights.delete(id);
+      if (flight?.id) flights.delete(flight.id);
       if (probeId) releaseProbe(probeId);
       for (const j of flight?.joiners ?? []) {
         if (res) j.resolve(res.clone());
