@@ -133,6 +133,7 @@ type Cooldown struct {
 	policy   Policy
 	services *lru.List[service]
 	evicted  uint64
+	version  uint64 // bumped on every change of services (persistence)
 }
 
 // New returns a Cooldown for p (defaulted, then validated).
@@ -154,7 +155,7 @@ func (c *Cooldown) Decide(nowMs int64, svc string) (untilMs int64, paused bool) 
 		return 0, false
 	}
 	if c.forgotten(nowMs, s) {
-		c.services.Remove(svc)
+		c.remove(svc)
 		return 0, false
 	}
 	return s.untilMs, nowMs < s.untilMs
@@ -195,11 +196,13 @@ func (c *Cooldown) Succeeded(nowMs int64, svc string) {
 		return
 	}
 	if nowMs >= s.untilMs {
-		c.services.Remove(svc)
+		c.remove(svc)
 		return
 	}
-	s.strikes = 0
-	c.put(svc, s)
+	if s.strikes != 0 {
+		s.strikes = 0
+		c.put(svc, s)
+	}
 }
 
 // Len is the number of services with a pause or strikes remembered.
@@ -227,11 +230,17 @@ func (c *Cooldown) forgotten(nowMs int64, s service) bool {
 }
 
 func (c *Cooldown) put(svc string, s service) {
+	c.version++
 	c.services.Put(svc, s)
 	for c.services.Len() > c.policy.MaxServices {
 		c.services.RemoveOldest()
 		c.evicted++
 	}
+}
+
+func (c *Cooldown) remove(svc string) {
+	c.version++
+	c.services.Remove(svc)
 }
 
 // Service returns the service a request URL belongs to: the longest scope

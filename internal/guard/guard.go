@@ -109,6 +109,9 @@ type Guard struct {
 	// kept, without that, for the adaptive TTL of empty results.
 	staleFallback bool
 
+	store        store.Store
+	cooldownSeen uint64 // cooldown version last written to the store
+
 	tickets    map[uint32]*ticket // requests between Begin and Finish
 	lastTicket uint32
 	seen       uint32 // breaker version last synced to the gate
@@ -122,7 +125,7 @@ func New(p Policy, s store.Store) (*Guard, error) {
 	}
 	cp := b.Policy()
 	p.Probe.TTLMs, p.Probe.MaxTTLMs = cp.TTLMs, cp.MaxTTLMs
-	g := &Guard{breaker: b, keyRule: p.Coalesce.WithDefaults(), tickets: map[uint32]*ticket{}}
+	g := &Guard{breaker: b, keyRule: p.Coalesce.WithDefaults(), tickets: map[uint32]*ticket{}, store: s}
 	if g.cooldown, err = cooldown.New(p.Cooldown); err != nil {
 		return nil, err
 	}
@@ -165,6 +168,11 @@ func (g *Guard) Metrics() *metrics.Set { return &g.metrics }
 func (g *Guard) Load(nowMs int64) circuit.State {
 	s := g.breaker.Load(nowMs)
 	g.syncGate()
+	// A pause the server asked for survives F5 too.
+	if raw, ok, err := g.store.Get(cooldown.StorageKey); err == nil && ok {
+		g.cooldown.Restore(raw, nowMs)
+	}
+	g.cooldownSeen = g.cooldown.Version()
 	if g.ledger != nil {
 		g.ledger.Load(nowMs) // pending actions of the page that is gone are failed: retry with their keys
 	}
@@ -306,7 +314,9 @@ func (g *Guard) observe(nowMs int64, t *ticket, status int, retryAfter string) (
 		if !ok {
 			delay = cooldown.NoRetryAfter
 		}
-		if o := g.cooldown.Limited(nowMs, t.svc, delay, t.retried); o.Action == cooldown.Retry {
+		o := g.cooldown.Limited(nowMs, t.svc, delay, t.retried)
+		g.saveCooldown()
+		if o.Action == cooldown.Retry {
 			t.retried = true
 			g.metrics.Add(metrics.Retries)
 			g.metrics.Add(metrics.Network)
@@ -315,8 +325,22 @@ func (g *Guard) observe(nowMs int64, t *ticket, status int, retryAfter string) (
 	} else if status != 0 {
 		g.cooldown.Succeeded(nowMs, t.svc)
 	}
+	g.saveCooldown()
 	g.observeCircuit(nowMs, t, status, retryAfter)
 	return Outcome{}, false
+}
+
+// saveCooldown writes the pauses when they changed (rarely: a 429, or the
+// success that ends its strikes). A store that fails leaves them in memory.
+func (g *Guard) saveCooldown() {
+	if v := g.cooldown.Version(); v != g.cooldownSeen {
+		g.cooldownSeen = v
+		if enc := g.cooldown.Encode(); enc == "" {
+			_ = g.store.Delete(cooldown.StorageKey)
+		} else {
+			_ = g.store.Set(cooldown.StorageKey, enc)
+		}
+	}
 }
 
 // Store keeps the body (bytes long) of the 2xx answer of ticket id as the

@@ -320,3 +320,18 @@ func TestEmptyResultsAreCachedLonger(t *testing.T) {
 		t.Fatalf("Begin = %+v, want Open (no stale fallback)", a)
 	}
 }
+
+func TestACooldownSurvivesAReload(t *testing.T) {
+	mem := store.NewMemory()
+	g, _ := guard.New(guard.Policy{Circuit: scope}, mem)
+	a := g.Begin(t0, "GET", users, "")
+	g.Finish(t0, a.Ticket, 429, "", "") // 300 s, no retry without Retry-After? (Pause)
+	reloaded, _ := guard.New(guard.Policy{Circuit: scope}, mem)
+	reloaded.Load(t0 + 1000)
+	if got := reloaded.Begin(t0+1000, "GET", users, ""); got.Kind != guard.Cooling {
+		t.Fatalf("after F5: Begin = %+v, want Cooling", got)
+	}
+	if reloaded.Quiet() {
+		t.Fatal("quiet while a restored pause holds")
+	}
+}

@@ -24,6 +24,15 @@ func New[V any]() *List[V] { return &List[V]{m: map[string]*entry[V]{}} }
 // Len is the number of entries.
 func (l *List[V]) Len() int { return len(l.m) }
 
+// Keys returns the keys, oldest first.
+func (l *List[V]) Keys() []string {
+	keys := make([]string, 0, len(l.m))
+	for e := l.oldest; e != nil; e = e.next {
+		keys = append(keys, e.key)
+	}
+	return keys
+}
+
 // Get returns the value for key and marks it as just used.
 func (l *List[V]) Get(key string) (V, bool) {
 	e, ok := l.m[key]

@@ -13,9 +13,12 @@ import { GatewayIdempotencyError, isCircuitOpenError, isGatewayError, isIdempote
 import { createFetchJSON, createRetry, MARKER_HEADER } from "./query.js";
 import { inScope, requestUrl } from "./scope.js";
 import {
+  COOLDOWN_KEY,
   type CircuitState,
+  type Pause,
   type StorageLike,
   isHttpStatus,
+  readPauses,
   readRaw,
   restore,
   toPayload,
@@ -144,7 +147,13 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment): Gate
   let state: CircuitState | null = null; // mirror of the Go state (before ready: of storage)
   let timer: ReturnType<typeof setTimeout> | undefined;
 
-  // The pre-ready gate reads the stored circuit once, synchronously.
+  // The pre-ready gate reads the stored circuit (and the 429 pauses) once, synchronously.
+  let pauses: Pause[] = [];
+  try {
+    pauses = readPauses(storage?.getItem(COOLDOWN_KEY) ?? null, now());
+  } catch {
+    // storage that throws: no pauses known
+  }
   {
     const r = restore(readRaw(storage), now(), o.maxTtlMs);
     if (r.action === "remove") writeRaw(storage, null);
@@ -278,6 +287,9 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment): Gate
     // The JS gate: loading, or the wasm is gone.
     if (!inScope(url, o.scope)) return nativeFetch(input, init);
     if (state && now() < state.until) return Promise.resolve(openResponse());
+    for (const p of pauses) {
+      if (url.startsWith(p.service) && now() < p.until) return Promise.resolve(synthetic("cooldown", p.until, 429));
+    }
     if (state) read();
     const p = nativeFetch(input, init);
     // Once Go runs, it learns how this went, without making the caller wait.

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
-import { type StorageLike, STORAGE_KEY, readRaw, restore, sessionStorageOf, writeRaw } from "./storage.js";
+import { type StorageLike, STORAGE_KEY, readPauses, readRaw, restore, sessionStorageOf, writeRaw } from "./storage.js";
 
 interface Vectors {
   nowMs: number;
@@ -74,4 +74,14 @@ test("writeRaw writes the shared key", () => {
   assert.equal(s.getItem(STORAGE_KEY), `{"until":1,"httpStatus":502}`);
   writeRaw(s, null);
   assert.equal(s.getItem(STORAGE_KEY), null);
+});
+
+test("readPauses: the lines Go writes, clamped and defensive", () => {
+  const now = 1_700_000_000_000;
+  const raw = `${now + 60_000} 1 http://a.test/api/\ngarbage\n${now - 1} 2 http://old.test\n99999999999999999 1 http://far.test\n`;
+  assert.deepEqual(readPauses(raw, now), [
+    { until: now + 60_000, service: "http://a.test/api/" },
+    { until: now + 1_800_000, service: "http://far.test" },
+  ]);
+  assert.deepEqual(readPauses(null, now), []);
 });

@@ -105,3 +105,28 @@ export function writeRaw(s: StorageLike | null, value: string | null): boolean {
     return false;
   }
 }
+
+/** Where Go keeps the 429 pauses (internal/cooldown): "untilMs strikes service" lines. */
+export const COOLDOWN_KEY = "gateway_cooldown_v1";
+
+/** A service paused until `until` (the longest scope entry it matched, or an origin). */
+export interface Pause {
+  readonly until: number;
+  readonly service: string;
+}
+
+/**
+ * The pauses in force at `now`, for the pre-ready gate (Go reads the same
+ * lines with cooldown.Restore). Unreadable lines are skipped; a pause further
+ * than `maxPauseMs` away is clamped, like the circuit's deadline.
+ */
+export function readPauses(raw: string | null, now: number, maxPauseMs = 1_800_000): Pause[] {
+  const pauses: Pause[] = [];
+  for (const line of (raw ?? "").split("\n")) {
+    const m = /^(-?\d+) (\d+) (.+)$/.exec(line);
+    if (!m) continue;
+    const until = Math.min(Number(m[1]), now + maxPauseMs);
+    if (now < until) pauses.push({ until, service: m[3]! });
+  }
+  return pauses;
+}

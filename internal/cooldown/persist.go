@@ -1,0 +1,50 @@
+package cooldown
+
+import (
+	"strconv"
+	"strings"
+)
+
+// StorageKey is where the pauses are kept (sessionStorage in the browser),
+// so that F5 does not lift a pause the server asked for.
+const StorageKey = "gateway_cooldown_v1"
+
+// Version changes whenever the remembered services do; a caller persists
+// Encode when it moved.
+func (c *Cooldown) Version() uint64 { return c.version }
+
+// Encode writes the services as lines "untilMs strikes service", oldest first.
+func (c *Cooldown) Encode() string {
+	var b strings.Builder
+	for _, k := range c.services.Keys() {
+		s, _ := c.services.Peek(k)
+		b.WriteString(strconv.FormatInt(s.untilMs, 10))
+		b.WriteByte(' ')
+		b.WriteString(strconv.Itoa(s.strikes))
+		b.WriteByte(' ')
+		b.WriteString(k)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// Restore reads what Encode wrote, at nowMs. Lines that do not parse are
+// skipped; a pause further away than MaxPauseMs is clamped to it, as the
+// circuit clamps its stored deadline, so a poisoned entry cannot hold a
+// service for long; services long forgotten are dropped.
+func (c *Cooldown) Restore(raw string, nowMs int64) {
+	for _, line := range strings.Split(raw, "\n") {
+		until, rest, ok1 := strings.Cut(line, " ")
+		strikes, svc, ok2 := strings.Cut(rest, " ")
+		u, err1 := strconv.ParseInt(until, 10, 64)
+		n, err2 := strconv.Atoi(strikes)
+		if !ok1 || !ok2 || err1 != nil || err2 != nil || n < 0 || n > 64 || svc == "" {
+			continue
+		}
+		s := service{untilMs: min(u, nowMs+c.policy.MaxPauseMs), strikes: n}
+		if c.forgotten(nowMs, s) {
+			continue
+		}
+		c.put(svc, s)
+	}
+}
