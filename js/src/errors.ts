@@ -15,14 +15,27 @@ export class GatewayHttpError extends Error {
   readonly status: number;
   /** The gateway failure: the response status, or the status that armed the circuit. */
   readonly httpStatus: number;
-  /** True when the armed circuit answered without touching the network. */
+  /** True when the module answered without touching the network (see `reason`). */
   readonly circuitOpen: boolean;
+  /**
+   * Which policy answered without the network: "open" (the circuit),
+   * "cooldown" (a 429 pause), "negative" (the negative cache); null for an
+   * answer from the network.
+   */
+  readonly reason: "open" | "cooldown" | "negative" | null;
   /** When the circuit closes (epoch ms), for open-circuit errors; else null. */
   readonly until: number | null;
   readonly url: string;
   readonly [BRAND] = true;
 
-  constructor(init: { status: number; httpStatus: number; circuitOpen: boolean; until: number | null; url: string }) {
+  constructor(init: {
+    status: number;
+    httpStatus: number;
+    circuitOpen: boolean;
+    until: number | null;
+    url: string;
+    reason?: "open" | "cooldown" | "negative" | null;
+  }) {
     super(
       init.circuitOpen
         ? `gateway circuit open (${init.httpStatus}) for ${init.url}`
@@ -32,6 +45,7 @@ export class GatewayHttpError extends Error {
     this.status = init.status;
     this.httpStatus = init.httpStatus;
     this.circuitOpen = init.circuitOpen;
+    this.reason = init.reason ?? (init.circuitOpen ? "open" : null);
     this.until = init.until;
     this.url = init.url;
   }

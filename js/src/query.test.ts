@@ -16,6 +16,19 @@ test("a synthetic 503 becomes an open-circuit error carrying the original status
   assert.equal(e.status, 503);
   assert.equal(e.httpStatus, 502);
   assert.equal(e.until, 123);
+  assert.equal(e.reason, "open");
+});
+
+test("a cooldown answer says so", async () => {
+  const e = await toGatewayError(
+    new Response(`{"error":"gateway_cooldown","httpStatus":429,"until":5}`, {
+      status: 503,
+      headers: { "x-gateway-circuit": "cooldown" },
+    }),
+  );
+  assert.ok(isCircuitOpenError(e));
+  assert.equal(e.reason, "cooldown");
+  assert.equal(e.httpStatus, 429);
 });
 
 test("a real 503 is not an open-circuit error", async () => {

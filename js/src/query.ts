@@ -27,7 +27,8 @@ export async function toGatewayError(res: Response): Promise<GatewayHttpError> {
   } catch {
     // a body we did not write: keep the response status
   }
-  return new GatewayHttpError({ status: res.status, httpStatus, circuitOpen: true, until, url });
+  const reason = res.headers.get(MARKER_HEADER) as "open" | "cooldown" | "negative";
+  return new GatewayHttpError({ status: res.status, httpStatus, circuitOpen: true, until, url, reason });
 }
 
 export type FetchJSON = (input: RequestInfo | URL, init?: RequestInit) => Promise<unknown>;
