@@ -24,8 +24,8 @@ fuzz:
 	    echo "fuzz $$pkg $$t ($(FUZZTIME))"; \
 	    ok=0; for try in 1 2; do \
 	      if $(GO) test $$pkg -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) > build/fuzz.log 2>&1; then ok=1; break; fi; \
-	      grep -q 'context deadline exceeded' build/fuzz.log || break; \
-	      echo "  (go's fuzz coordinator timed out stopping a worker, with no failing input: once more)"; \
+	      grep -q 'context deadline exceeded' build/fuzz.log && ! grep -q 'Failing input written' build/fuzz.log || break; \
+	      echo "  (Go's fuzz coordinator raced its own -fuzztime deadline, go.dev/issue/75804; no failing input: once more)"; \
 	    done; \
 	    if [ $$ok = 1 ]; then tail -n 3 build/fuzz.log | head -n 1; else cat build/fuzz.log; failed="$$failed $$t"; fi; \
 	  done; \
@@ -48,8 +48,10 @@ soak: build chromium
 soak-short:
 	$(MAKE) soak SOAK_REQUESTS=2000
 
-# make test runs these after the e2e (which includes the fault tests).
+# make test runs these after the e2e (which includes the fault tests). An
+# execution count, not a duration: a duration races Go's fuzz coordinator
+# (go.dev/issue/75804, fixed in Go 1.27) and fails now and then with no input.
 fuzz-ci:
-	$(MAKE) fuzz FUZZTIME=3s
+	$(MAKE) fuzz FUZZTIME=60000x
 
 reliability-ci: fuzz-ci e2e-faults soak-short
