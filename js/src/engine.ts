@@ -22,7 +22,6 @@ export const enum Kind {
 }
 
 /** Flags; wasm/main.go defines them. */
-export const ARMED = 1; // configure, read
 export const RETRY = 1; // finish
 export const WANT_BODY = 2; // finish
 export const SERVE = 4; // finish
