@@ -21,7 +21,6 @@ import (
 
 // Flags in the results of the exports; js/src/engine.ts mirrors them.
 const (
-	flagArmed    = 1  // gc_configure, gc_read: the circuit is armed
 	flagRetry    = 1  // gc_finish: send again after out[0] ms
 	flagWantBody = 2  // gc_finish: keep a copy of the body (gc_store)
 	flagServe    = 4  // gc_finish: answer with the stale copy in out[4:7]
@@ -97,8 +96,8 @@ func settle() {
 }
 
 // gc_configure reads the configuration (guard.ParseConfig) from buf[:n],
-// restores the stored circuit at nowMs and returns flagChanged (with
-// flagArmed when armed), or codeBadConfig with the message in buf.
+// restores the stored circuit at nowMs and returns 0 (the shim then reads
+// the state), or codeBadConfig with the message in buf.
 //
 //go:wasmexport gc_configure
 func gcConfigure(nowMs float64, n int32) int32 {
@@ -111,10 +110,8 @@ func gcConfigure(nowMs float64, n int32) int32 {
 		g = nil
 		return message(codeBadConfig, err)
 	}
-	if g.Load(int64(nowMs)).Armed(int64(nowMs)) {
-		return flagChanged | flagArmed
-	}
-	return flagChanged
+	g.Load(int64(nowMs))
+	return 0
 }
 
 // gc_begin decides for the request written to buf[:n] as
@@ -311,7 +308,7 @@ func gcClear() int32 {
 	return changed(v)
 }
 
-// gc_read expires the circuit if its time is up; flagArmed means armed.
+// gc_read expires the circuit if its time is up (flagChanged says so).
 //
 //go:wasmexport gc_read
 func gcRead(nowMs float64) int32 {
@@ -320,12 +317,8 @@ func gcRead(nowMs float64) int32 {
 		return 0
 	}
 	v := g.Breaker().Version()
-	_, armed := g.Breaker().Read(int64(nowMs))
-	r := changed(v)
-	if armed {
-		r |= flagArmed
-	}
-	return r
+	g.Breaker().Read(int64(nowMs))
+	return changed(v)
 }
 
 // gc_until and gc_status read the state after a call reported flagChanged.

@@ -201,20 +201,16 @@ func (g *Guard) Clear() {
 // ("name: value" lines), which only matters for the coalescing key. The
 // strings may be transient: Begin keeps none of them.
 func (g *Guard) Begin(nowMs int64, method, url, headers string) Answer {
-	cp := g.breaker.Policy()
-	if !cp.InScope(url) {
+	t, ok := g.ticketFor(method, url, headers)
+	if !ok {
 		return Answer{Kind: Pass}
 	}
-	svc := cooldown.Service(url, cp.Scope)
-	var key string
-	if method == "GET" || method == "HEAD" {
-		key, _ = g.keyRule.Key(method, url, parseHeaders(headers))
-	}
+	svc, key := t.svc, t.key
 	if until, paused := g.cooldown.Decide(nowMs, svc); paused {
 		g.metrics.Add(metrics.CooledDown)
 		return Answer{Kind: Cooling, UntilMs: until}
 	}
-	if g.breaker.Decide(nowMs, url) == circuit.Block {
+	if _, armed := g.breaker.Read(nowMs); armed { // in scope already: no second prefix scan
 		return g.staleOr(nowMs, key, g.open())
 	}
 	d, probeID := g.gate.Decide(nowMs)
@@ -226,7 +222,8 @@ func (g *Guard) Begin(nowMs int64, method, url, headers string) Answer {
 		return Answer{Kind: Wait, Flight: probeID}
 	case probe.Probe:
 		g.metrics.Add(metrics.Probes)
-		return g.send(&ticket{svc: svc, key: key, probe: probeID})
+		t.probe = probeID
+		return g.send(t)
 	}
 	if key != "" {
 		if until, hit := g.neg.Decide(nowMs, key); hit {
@@ -244,9 +241,25 @@ func (g *Guard) Begin(nowMs int64, method, url, headers string) Answer {
 			g.metrics.Add(metrics.Coalesced)
 			return Answer{Kind: Join, Flight: id}
 		}
-		return g.send(&ticket{svc: svc, key: key, flight: id})
+		t.flight = id
 	}
-	return g.send(&ticket{svc: svc})
+	return g.send(t)
+}
+
+// ticketFor is an in-scope request's ticket: its cooldown service and, for
+// a GET or HEAD, its key (coalescing, negative cache, copies). ok is false
+// out of scope. The strings may be transient: the key is built anew, and the
+// service is one of the policy's scope entries.
+func (g *Guard) ticketFor(method, url, headers string) (t *ticket, ok bool) {
+	cp := g.breaker.Policy()
+	if !cp.InScope(url) {
+		return nil, false
+	}
+	t = &ticket{svc: cooldown.Service(url, cp.Scope)}
+	if method == "GET" || method == "HEAD" {
+		t.key, _ = g.keyRule.Key(method, url, coalesce.ParseHeaders(headers))
+	}
+	return t, true
 }
 
 // Finish takes the answer of a request sent on ticket id: its status (0 when
@@ -294,14 +307,11 @@ func (g *Guard) observeKey(nowMs int64, key string, status int) (stale.Copy, boo
 // without Begin: one sent before the wasm was ready. Its status still counts
 // for the circuit, the cooldown and the negative cache; it is not retried.
 func (g *Guard) Observe(nowMs int64, method, url, headers string, status int, retryAfter string) {
-	cp := g.breaker.Policy()
-	if !cp.InScope(url) {
+	t, ok := g.ticketFor(method, url, headers)
+	if !ok {
 		return
 	}
-	t := &ticket{svc: cooldown.Service(url, cp.Scope), retried: true}
-	if method == "GET" || method == "HEAD" {
-		t.key, _ = g.keyRule.Key(method, url, parseHeaders(headers))
-	}
+	t.retried = true // not retried: the caller has its answer already
 	g.observe(nowMs, t, status, retryAfter)
 	g.observeKey(nowMs, t.key, status)
 }
@@ -324,8 +334,8 @@ func (g *Guard) observe(nowMs int64, t *ticket, status int, retryAfter string) (
 		}
 	} else if status != 0 {
 		g.cooldown.Succeeded(nowMs, t.svc)
+		g.saveCooldown()
 	}
-	g.saveCooldown()
 	g.observeCircuit(nowMs, t, status, retryAfter)
 	return Outcome{}, false
 }
@@ -408,13 +418,9 @@ func (g *Guard) Quiet() bool {
 // guard was Quiet, so that its answer is handled by Finish like any other
 // (a 429 retried once, a failure remembered). The strings may be transient.
 func (g *Guard) Adopt(method, url, headers string) uint32 {
-	cp := g.breaker.Policy()
-	if !cp.InScope(url) {
+	t, ok := g.ticketFor(method, url, headers)
+	if !ok {
 		return 0
-	}
-	t := &ticket{svc: cooldown.Service(url, cp.Scope)}
-	if method == "GET" || method == "HEAD" {
-		t.key, _ = g.keyRule.Key(method, url, parseHeaders(headers))
 	}
 	return g.track(t) // the shim counted it in network when it sent it
 }
@@ -514,11 +520,4 @@ func (g *Guard) syncGate() {
 			g.gate.Armed(s.Until, s.HTTPStatus)
 		}
 	}
-}
-
-func parseHeaders(block string) []coalesce.Header {
-	if block == "" {
-		return nil
-	}
-	return coalesce.ParseHeaders(block)
 }

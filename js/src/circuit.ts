@@ -266,7 +266,7 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment): Gate
           case Kind.Wait:
             return waitForProbe(a.flight, input, init);
           case Kind.Open:
-            return Promise.resolve(a.status ? synthetic("open", a.until, a.status) : openResponse());
+            return Promise.resolve(synthetic("open", a.until, a.status));
           case Kind.Cooling:
             return Promise.resolve(synthetic("cooldown", a.until, 429));
           case Kind.Negative:
@@ -442,14 +442,12 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment): Gate
     // The leader's caller may abort: its promise rejects at once; the network
     // request goes on for the joiners, unless none is left.
     return new Promise<Response>((resolve, reject) => {
-      const onAbort = () => {
+      const stop = whenAborted(signal, () => {
         reject(abortError(signal));
         const cancel = ticket ? call((e) => e.abort(ticket)) : flight!.leave();
         if (cancel) controller.abort(signal.reason);
-      };
-      if (signal.aborted) onAbort();
-      else signal.addEventListener("abort", onAbort, { once: true });
-      p.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+      });
+      p.then(resolve, reject).finally(stop);
     });
   }
 
@@ -505,22 +503,17 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment): Gate
   function join(flight: Flight, input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
     const signal = signalOf(input, init);
     return new Promise<Response>((resolve, reject) => {
-      const joiner: Joiner = { resolve, reject };
-      if (signal) {
-        const onAbort = () => {
-          const i = flight.joiners.indexOf(joiner);
-          if (i >= 0) flight.joiners.splice(i, 1);
-          reject(abortError(signal));
-          if (flight.leave()) flight.controller?.abort(signal.reason);
-        };
-        if (signal.aborted) return onAbort();
-        signal.addEventListener("abort", onAbort, { once: true });
-        joiner.resolve = (r) => {
-          signal.removeEventListener("abort", onAbort);
-          resolve(r);
-        };
-      }
-      flight.joiners.push(joiner);
+      const joiner: Joiner = {
+        resolve: (r) => (stop(), resolve(r)),
+        reject: (e) => (stop(), reject(e)),
+      };
+      const stop = whenAborted(signal, () => {
+        const i = flight.joiners.indexOf(joiner);
+        if (i >= 0) flight.joiners.splice(i, 1);
+        reject(abortError(signal!));
+        if (flight.leave()) flight.controller?.abort(signal!.reason);
+      });
+      if (!signal?.aborted) flight.joiners.push(joiner);
     });
   }
 
@@ -529,16 +522,16 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment): Gate
     const signal = signalOf(input, init);
     return new Promise<Response>((resolve, reject) => {
       const resume = () => {
-        signal?.removeEventListener("abort", onAbort);
+        stop();
         guardedFetch(input, init).then(resolve, reject);
       };
-      const onAbort = () => {
+      const stop = whenAborted(signal, () => {
         const list = probeWaiters.get(probeId);
-        if (list) list.splice(list.indexOf(resume) >>> 0, 1);
+        const i = list ? list.indexOf(resume) : -1;
+        if (i >= 0) list!.splice(i, 1);
         reject(abortError(signal!));
-      };
-      if (signal?.aborted) return onAbort();
-      signal?.addEventListener("abort", onAbort, { once: true });
+      });
+      if (signal?.aborted) return;
       let list = probeWaiters.get(probeId);
       if (!list) {
         probeWaiters.set(probeId, (list = []));
@@ -674,15 +667,24 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment): Gate
 /** Resolves after ms, or rejects when signal aborts first. */
 function delay(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(abortError(signal));
-    const t = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
+    const t = setTimeout(() => (stop(), resolve()), ms);
+    const stop = whenAborted(signal, () => {
       clearTimeout(t);
       reject(abortError(signal!));
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
+    });
   });
+}
+
+/**
+ * Runs onAbort once when signal aborts (at once if it already has); returns
+ * what stops listening. The one way this file watches a caller's signal.
+ */
+function whenAborted(signal: AbortSignal | undefined, onAbort: () => void): () => void {
+  if (!signal) return noop;
+  if (signal.aborted) {
+    onAbort();
+    return noop;
+  }
+  signal.addEventListener("abort", onAbort, { once: true });
+  return () => signal.removeEventListener("abort", onAbort);
 }
