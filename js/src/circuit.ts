@@ -148,12 +148,7 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment): Gate
   let timer: ReturnType<typeof setTimeout> | undefined;
 
   // The pre-ready gate reads the stored circuit (and the 429 pauses) once, synchronously.
-  let pauses: Pause[] = [];
-  try {
-    pauses = readPauses(storage?.getItem(COOLDOWN_KEY) ?? null, now());
-  } catch {
-    // storage that throws: no pauses known
-  }
+  const pauses: Pause[] = readPauses(readRaw(storage, COOLDOWN_KEY), now());
   {
     const r = restore(readRaw(storage), now(), o.maxTtlMs);
     if (r.action === "remove") writeRaw(storage, null);

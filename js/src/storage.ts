@@ -85,10 +85,10 @@ export function sessionStorageOf(g: object): StorageLike | null {
 }
 
 /** Storage failures never throw past here: they mean "closed, keep working". */
-export function readRaw(s: StorageLike | null): string | null {
+export function readRaw(s: StorageLike | null, key = STORAGE_KEY): string | null {
   if (!s) return null;
   try {
-    const v = s.getItem(STORAGE_KEY);
+    const v = s.getItem(key);
     return typeof v === "string" ? v : null;
   } catch {
     return null;
