@@ -64,12 +64,23 @@ const (
 	Cached               // the key keeps answering empty: answer with its copy Copy
 )
 
+// Statuses that are not HTTP statuses, for Finish and Observe.
+const (
+	// StatusNoAnswer: fetch rejected (network error, reset, CORS failure).
+	StatusNoAnswer = 0
+	// StatusOpaque: an opaque (no-cors) or opaqueredirect response. It is an
+	// answer whose status the page cannot see: never a failure, never a trip,
+	// never a copy.
+	StatusOpaque = -1
+)
+
 // Answer is the decision for one request.
 type Answer struct {
 	Kind    Kind
 	Ticket  uint32     // Send: names the request in Finish and Abort
 	Flight  uint32     // Send, Join: the coalesced flight (0 = none); Wait: the probe
 	Probe   uint32     // Send: the probe's id when this request is the half-open probe
+	WaitMs  int64      // Wait: how long to wait for the probe at most
 	UntilMs int64      // Open, Cooling, Negative: when that state ends
 	Status  int        // Open: the status that armed the circuit
 	Copy    stale.Copy // Stale, Cached
@@ -219,7 +230,7 @@ func (g *Guard) Begin(nowMs int64, method, url, headers string) Answer {
 		// BlockWaiters: others are answered as open while the probe is out.
 		return g.staleOr(nowMs, key, Answer{Kind: Open, UntilMs: nowMs + 1000, Status: 503})
 	case probe.Wait:
-		return Answer{Kind: Wait, Flight: probeID}
+		return Answer{Kind: Wait, Flight: probeID, WaitMs: g.gate.Policy().ProbeTimeoutMs}
 	case probe.Probe:
 		g.metrics.Add(metrics.Probes)
 		t.probe = probeID
@@ -262,11 +273,18 @@ func (g *Guard) ticketFor(method, url, headers string) (t *ticket, ok bool) {
 	return t, true
 }
 
-// Finish takes the answer of a request sent on ticket id: its status (0 when
-// fetch failed), Retry-After and Cache-Control headers.
-func (g *Guard) Finish(nowMs int64, id uint32, status int, retryAfter, cacheControl string) Outcome {
+// Finish takes the answer of a request sent on ticket id: its status
+// (StatusNoAnswer when fetch failed, StatusOpaque for an opaque answer),
+// Retry-After and Cache-Control headers, and finalURL, the response's URL
+// when it was redirected (else ""). An answer from a URL out of scope
+// says nothing about the guarded gateway: it is not observed.
+func (g *Guard) Finish(nowMs int64, id uint32, status int, retryAfter, cacheControl, finalURL string) Outcome {
 	t, ok := g.tickets[id]
 	if !ok {
+		return Outcome{}
+	}
+	if status == StatusOpaque || g.leftScope(finalURL) {
+		g.settle(id, t, status == StatusOpaque)
 		return Outcome{}
 	}
 	if o, retry := g.observe(nowMs, t, status, retryAfter); retry {
@@ -288,6 +306,33 @@ func (g *Guard) Finish(nowMs int64, id uint32, status int, retryAfter, cacheCont
 	return out
 }
 
+// leftScope: a redirect took the request out of scope.
+func (g *Guard) leftScope(finalURL string) bool {
+	if finalURL == "" {
+		return false
+	}
+	cp := g.breaker.Policy()
+	return !cp.InScope(finalURL)
+}
+
+// settle ends ticket id without observing its answer: its flight is
+// complete, and a probe it carried is released (answered: the gateway
+// answered something; else abandoned, so another request probes).
+func (g *Guard) settle(id uint32, t *ticket, answered bool) {
+	if t.flight != 0 {
+		g.flights.Complete(t.flight)
+	}
+	if t.probe != 0 {
+		if answered {
+			g.gate.Succeeded(t.probe)
+		} else {
+			g.gate.Abandoned(t.probe)
+		}
+		g.syncGate()
+	}
+	delete(g.tickets, id)
+}
+
 // observeKey applies a GET's answer to the negative cache. For a failure it
 // returns the key's stale copy, when there is one.
 func (g *Guard) observeKey(nowMs int64, key string, status int) (stale.Copy, bool) {
@@ -306,9 +351,9 @@ func (g *Guard) observeKey(nowMs int64, key string, status int) (stale.Copy, boo
 // Observe takes the answer of an in-scope request that went to the network
 // without Begin: one sent before the wasm was ready. Its status still counts
 // for the circuit, the cooldown and the negative cache; it is not retried.
-func (g *Guard) Observe(nowMs int64, method, url, headers string, status int, retryAfter string) {
+func (g *Guard) Observe(nowMs int64, method, url, headers string, status int, retryAfter, finalURL string) {
 	t, ok := g.ticketFor(method, url, headers)
-	if !ok {
+	if !ok || status == StatusOpaque || g.leftScope(finalURL) {
 		return
 	}
 	t.retried = true // not retried: the caller has its answer already
@@ -370,36 +415,21 @@ func (g *Guard) Store(nowMs int64, id uint32, bytes int64, small []byte) uint32 
 // Dropped lists the stale copies whose bodies JS must release now.
 func (g *Guard) Dropped() []uint32 { return g.stale.Dropped() }
 
-// Abort reports that the caller of ticket id aborted. cancel says the network
-// request must be aborted (nobody else waits for its answer).
+// Abort reports that every caller of ticket id left (they aborted): the
+// network request is to be cancelled, its flight is over (a new identical
+// request starts a new one), and a probe it carried is abandoned. cancel is
+// false for a ticket already finished.
 func (g *Guard) Abort(id uint32) (cancel bool) {
 	t, ok := g.tickets[id]
 	if !ok {
 		return false
 	}
-	if t.probe != 0 {
-		g.gate.Abandoned(t.probe)
-	}
-	if t.flight != 0 && !g.flights.Leave(t.flight) {
-		return false // others wait for the answer: the ticket finishes for them
-	}
-	delete(g.tickets, id)
+	g.settle(id, t, false)
 	return true
 }
 
-// Leave reports that a caller who joined flight id aborted. cancel says the
-// network request must be aborted.
-func (g *Guard) Leave(flight uint32) (cancel bool) {
-	if !g.flights.Leave(flight) {
-		return false
-	}
-	for id, t := range g.tickets {
-		if t.flight == flight {
-			delete(g.tickets, id)
-		}
-	}
-	return true
-}
+// Coalescing reports whether identical GETs in flight share one request.
+func (g *Guard) Coalescing() bool { return !g.flights.Policy().Disabled }
 
 // Quiet reports that no policy has anything to say about a GET with no
 // request headers, and that a 2xx-4xx answer to it (but a 429) would change
@@ -427,6 +457,44 @@ func (g *Guard) Adopt(method, url, headers string) uint32 {
 
 // InFlight is the number of requests between Begin and Finish.
 func (g *Guard) InFlight() int { return len(g.tickets) }
+
+// Operation names a mutation in the idempotency ledger: the method and the
+// URL without its query (a query can carry secrets, and the ledger is kept
+// in sessionStorage), with the query's hash so /pay?to=a and /pay?to=b stay
+// two operations. A long URL is hashed whole: no length is ever refused.
+func Operation(method, url string) string {
+	path, query, hasQuery := strings.Cut(url, "?")
+	op := method + " " + path
+	if hasQuery {
+		op += "?#" + hex64(fnv1a(query))
+	}
+	if len(op) > maxOperationLen {
+		op = method + " #" + hex64(fnv1a(url))
+	}
+	return op
+}
+
+// maxOperationLen keeps operations well inside the ledger's bound.
+const maxOperationLen = 512
+
+func fnv1a(s string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 1099511628211
+	}
+	return h
+}
+
+func hex64(v uint64) string {
+	const digits = "0123456789abcdef"
+	var b [16]byte
+	for i := 15; i >= 0; i-- {
+		b[i] = digits[v&15]
+		v >>= 4
+	}
+	return string(b[:])
+}
 
 // send tracks t and tells the caller to send it.
 func (g *Guard) send(t *ticket) Answer {

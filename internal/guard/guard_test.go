@@ -35,6 +35,7 @@ type step struct {
 	cc      string // Cache-Control
 	wantOut *guard.Outcome
 	store   int64 // after a finish that wants the body: store this many bytes
+	final   string // the response's URL after redirects
 	abort   string
 	cancel  bool // what abort must say
 	clear   bool
@@ -72,7 +73,7 @@ func run(t *testing.T, p guard.Policy, steps []step) {
 				}
 			}
 		case s.finish != "":
-			o := g.Finish(now, names[s.finish], s.status, s.ra, s.cc)
+			o := g.Finish(now, names[s.finish], s.status, s.ra, s.cc, s.final)
 			if s.wantOut != nil && (o.Retry != s.wantOut.Retry || o.WaitMs != s.wantOut.WaitMs || o.WantBody != s.wantOut.WantBody || o.Serve != s.wantOut.Serve) {
 				t.Fatalf("step %d: Finish = %+v, want %+v", i, o, *s.wantOut)
 			}
@@ -200,12 +201,22 @@ func TestGuardScripts(t *testing.T) {
 			{finish: "b", status: 502, wantOut: &guard.Outcome{}},
 			{begin: users, want: guard.Open},
 		}},
-		{"aborts: the network request is cancelled only with its last waiter", guard.Policy{Circuit: scope}, []step{
+		{"abort then refetch: once every caller left, the same GET starts a new request", guard.Policy{Circuit: scope}, []step{
 			{begin: users, want: guard.Send, as: "a"},
 			{begin: users, want: guard.Join},
-			{abort: "a", cancel: false},
-			{begin: "http://app.test/api/solo", want: guard.Send, as: "solo"},
-			{abort: "solo", cancel: true},
+			{abort: "a", cancel: true}, // the glue reports it when its last caller left
+			{begin: users, want: guard.Send, as: "again"},
+			{abort: "a", cancel: false}, // once only
+		}},
+		{"an answer from a redirect out of scope does not arm the circuit", guard.Policy{Circuit: scope}, []step{
+			{begin: users, want: guard.Send, as: "a"},
+			{finish: "a", status: 502, final: "http://elsewhere.test/x", wantOut: &guard.Outcome{}},
+			{begin: users, want: guard.Send},
+		}},
+		{"an opaque answer is an answer, not a failure", guard.Policy{Circuit: scope}, []step{
+			{begin: users, want: guard.Send, as: "a"},
+			{finish: "a", status: guard.StatusOpaque, wantOut: &guard.Outcome{}},
+			{begin: users, want: guard.Send},
 		}},
 	}
 	for _, tt := range tests {
@@ -218,7 +229,7 @@ func TestStaleCopyCarriesItsAge(t *testing.T) {
 	p.Stale.Enabled = true
 	g, _ := guard.New(p, store.NewMemory())
 	a := g.Begin(t0, "GET", users, "")
-	g.Finish(t0, a.Ticket, 200, "", "")
+	g.Finish(t0, a.Ticket, 200, "", "", "")
 	id := g.Store(t0, a.Ticket, 10, nil)
 	g.Arm(t0+5000, 502, 0)
 	got := g.Begin(t0+7000, "GET", users, "")
@@ -257,7 +268,7 @@ func TestQuietAndAdopt(t *testing.T) {
 	if id == 0 {
 		t.Fatal("Adopt gave no ticket")
 	}
-	g.Finish(t0, id, 502, "", "")
+	g.Finish(t0, id, 502, "", "", "")
 	if _, armed := g.Breaker().Read(t0 + 1); !armed || g.Quiet() {
 		t.Fatalf("armed %v, quiet %v after an adopted 502", armed, g.Quiet())
 	}
@@ -267,7 +278,7 @@ func TestQuietAndAdopt(t *testing.T) {
 	}
 	// An adopted 429 with a short Retry-After is retried once, as any other.
 	id = g.Adopt("GET", users, "")
-	if o := g.Finish(t0, id, 429, "1", ""); !o.Retry || o.WaitMs != 1000 {
+	if o := g.Finish(t0, id, 429, "1", "", ""); !o.Retry || o.WaitMs != 1000 {
 		t.Fatalf("adopted 429: %+v", o)
 	}
 	if g.Quiet() {
@@ -294,7 +305,7 @@ func TestEmptyResultsAreCachedLonger(t *testing.T) {
 		if a.Kind != guard.Send {
 			t.Fatalf("Begin = %+v, want Send", a)
 		}
-		if o := g.Finish(now, a.Ticket, 200, "", ""); !o.WantBody {
+		if o := g.Finish(now, a.Ticket, 200, "", "", ""); !o.WantBody {
 			t.Fatal("no copy asked for")
 		}
 		g.Store(now, a.Ticket, int64(len(body)), []byte(body))
@@ -325,7 +336,7 @@ func TestACooldownSurvivesAReload(t *testing.T) {
 	mem := store.NewMemory()
 	g, _ := guard.New(guard.Policy{Circuit: scope}, mem)
 	a := g.Begin(t0, "GET", users, "")
-	g.Finish(t0, a.Ticket, 429, "", "") // 300 s, no retry without Retry-After? (Pause)
+	g.Finish(t0, a.Ticket, 429, "", "", "") // 300 s, no retry without Retry-After? (Pause)
 	reloaded, _ := guard.New(guard.Policy{Circuit: scope}, mem)
 	reloaded.Load(t0 + 1000)
 	if got := reloaded.Begin(t0+1000, "GET", users, ""); got.Kind != guard.Cooling {

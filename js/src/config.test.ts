@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { configText, readOptions } from "./config.js";
-import { inScope, requestUrl, resolveScope } from "./scope.js";
+import { requestUrl } from "./request.js";
+import { inScope, resolveScope } from "./scope.js";
 
 const base = "http://app.test:8080/portal/page";
 
@@ -36,7 +37,7 @@ test("requestUrl resolves like fetch does", () => {
   assert.equal(requestUrl("/api/x/../y", base), "http://app.test:8080/api/y");
   assert.equal(requestUrl(new URL("https://a.test/b"), base), "https://a.test/b");
   assert.equal(requestUrl(new Request("https://a.test/c"), base), "https://a.test/c");
-  assert.equal(requestUrl("http://[bad", base), null);
+  assert.throws(() => requestUrl("http://[bad", base), TypeError, "fetch would reject it: the facade hands it to fetch");
 });
 
 test("data attributes: defaults", () => {

@@ -1,33 +1,17 @@
-// The glue between JS and the Go core. JS owns every JS object (fetch, the
-// Promise, the Response); Go owns the policy and the state and answers through
-// numeric //go:wasmexport functions (wasm/main.go). Strings cross by being
-// encoded into a buffer in Go's memory, multi-valued answers come back through
-// a Float64Array over Go's `out`: nothing per request goes through syscall/js
-// or js.FuncOf, which measured 25-285 µs per call against ~0.05 µs for an
-// export (docs/performance.md).
+// The boundary: loads the wasm and gives the rest of the shim typed calls
+// into Go. Every name and value that crosses is in abi.gen.ts, generated from
+// internal/abi. Strings cross as UTF-8 frames in a buffer in Go's memory,
+// which Go grows on demand (never cut); multi-valued answers come back in
+// `out`. Nothing per request goes through syscall/js or js.FuncOf.
+//
+// Go's memory can grow during any call: every view over it is taken after
+// the call that could grow it (mem() re-creates views when the old buffer
+// is detached).
 
+import { Code, type Exports, Flag, Limit, Slot, type Idem, type Kind } from "./abi.gen.js";
 import { newGo, runGo } from "./goruntime.js";
 
-/** What to do with a request: guard.Kind in internal/guard. */
-export const enum Kind {
-  Pass = 0,
-  Send = 1,
-  Join = 2,
-  Wait = 3,
-  Open = 4,
-  Cooling = 5,
-  Negative = 6,
-  Stale = 7,
-  Cached = 8,
-}
-
-/** Flags; wasm/main.go defines them. */
-export const RETRY = 1; // finish
-export const WANT_BODY = 2; // finish
-export const SERVE = 4; // finish
-export const CHANGED = 16; // any call
-
-/** The decision for one request (what gc_begin left in `out`). */
+/** The decision for one request (gc_begin). */
 export interface Answer {
   kind: Kind;
   changed: boolean;
@@ -39,81 +23,50 @@ export interface Answer {
   ageMs: number;
   storedAtMs: number;
   probe: number;
+  /** Kind.Wait: how long to wait for the probe at most. */
+  waitMs: number;
 }
 
+/** What to do with a network answer (gc_finish). */
 export interface Outcome {
-  flags: number;
+  changed: boolean;
+  retry: boolean;
+  wantBody: boolean;
+  serve: boolean;
   waitMs: number;
   copyId: number;
   ageMs: number;
   storedAtMs: number;
 }
 
-interface Exports {
-  mem: WebAssembly.Memory;
-  gc_buf(): number;
-  gc_buf_cap(): number;
-  gc_out(): number;
-  gc_quiet(): number;
-  gc_adopt(len: number): number;
-  gc_message_len(): number;
-  gc_configure(now: number, len: number): number;
-  gc_begin(now: number, len: number): number;
-  gc_finish(now: number, ticket: number, status: number, len: number): number;
-  gc_observe(now: number, status: number, len: number): number;
-  gc_store(now: number, ticket: number, bytes: number, small: number): number;
-  gc_body(n: number): number;
-  gc_idem_begin(now: number, len: number, r0: number, r1: number, r2: number, r3: number): number;
-  gc_idem_finish(now: number, len: number, status: number): number;
-  gc_dropped(): number;
-  gc_abort(ticket: number): number;
-  gc_leave(flight: number): number;
-  gc_arm(now: number, status: number, ttlMs: number): number;
-  gc_clear(): number;
-  gc_read(now: number): number;
-  gc_until(): number;
-  gc_status(): number;
-  gc_metric(i: number): number;
-}
-
-/** gc_idem_begin: a decision (> 0) or a refusal (< 0), wasm/main.go. */
-export const enum Idem {
-  Start = 1,
-  Retry = 2,
-  Join = 3,
-  KeyReused = -4,
-  LedgerFull = -5,
-  BadBody = -6,
-  BadKey = -7,
-  Off = -8,
-}
-
 export interface Submission {
-  code: Idem;
-  key: string;
+  /** An Idem decision (> 0) or a Code (< 0). */
+  code: Idem | Code;
+  /** The Key frame to hand back to idemFinish ("OPERATION\nKEY"). */
+  action: string;
   header: string;
   message: string;
 }
 
 export interface Engine {
-  /** guard.Quiet, read from Go's memory without a call. */
-  quiet(): boolean;
-  /** A ticket for a request sent on the quiet path, whose answer matters. */
-  adopt(method: string, url: string): number;
-  begin(now: number, method: string, url: string, headers: string): Answer;
-  finish(now: number, ticket: number, status: number, retryAfter: string, cacheControl: string): Outcome;
+  /** The Quiet bits, read from Go's memory without a call. */
+  quiet(): number;
+  /** A ticket for a plain GET sent on the quiet path whose answer matters; 0 when none. */
+  adopt(url: string): number;
+  /** null: the frame is too large to pass (the request is passed through untouched). */
+  begin(now: number, method: string, url: string, headers: string): Answer | null;
+  finish(now: number, ticket: number, status: number, retryAfter: string, cacheControl: string, finalUrl: string): Outcome;
   /** The answer of a request sent before the wasm ran; true when the circuit changed. */
-  observe(now: number, method: string, url: string, status: number, retryAfter: string): boolean;
+  observe(now: number, method: string, url: string, status: number, retryAfter: string, finalUrl: string): boolean;
   /** Keeps a body as the ticket's copy; returns its id (0: not kept). */
   store(now: number, ticket: number, body: ArrayBuffer): number;
   /** Ids of stale copies to release. */
   dropped(): number[];
-  /** Registers a mutation before it is sent (idempotency keys). */
-  idemBegin(now: number, operation: string, givenKey: string, body: Uint8Array): Submission;
-  idemFinish(now: number, operation: string, key: string, status: number): void;
+  idemBegin(now: number, method: string, url: string, headers: string, givenKey: string, body: Uint8Array): Submission;
+  idemFinish(now: number, action: string, status: number): void;
+  /** Every caller of ticket left; true when the request is to be cancelled. */
   abort(ticket: number): boolean;
-  leave(flight: number): boolean;
-  /** Negative on bad input; `message()` says why. */
+  /** Negative (a Code) on bad input; `message()` says why. */
   arm(now: number, status: number, ttlMs: number): number;
   clear(): number;
   read(now: number): number;
@@ -130,87 +83,132 @@ export interface Engine {
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
+/** Thrown by put() for a frame over Limit.MaxFrame; the caller passes the request through. */
+export class FrameTooLarge extends Error {}
+
 /** Fetches, compiles and starts the wasm, then hands it the configuration. */
 export async function loadEngine(wasmUrl: string, configText: string, fetchFn: typeof fetch): Promise<Engine> {
   const go = newGo();
   if (!go) throw new Error("Go's wasm_exec.js runtime is missing");
   const res = await fetchFn(wasmUrl, { credentials: "same-origin" });
   if (!res.ok) throw new Error(`${wasmUrl}: HTTP ${res.status}`);
-  const { instance } =
-    (res.headers.get("content-type") ?? "").startsWith("application/wasm")
-      ? await WebAssembly.instantiateStreaming(res, go.importObject)
-      : await WebAssembly.instantiate(await res.arrayBuffer(), go.importObject);
+  const { instance } = (res.headers.get("content-type") ?? "").startsWith("application/wasm")
+    ? await WebAssembly.instantiateStreaming(res, go.importObject)
+    : await WebAssembly.instantiate(await res.arrayBuffer(), go.importObject);
   // run() executes main synchronously until it parks; the exports work from here.
   const exited = runGo(go, instance).then(() => {
     throw new Error("the Go program exited");
   });
   exited.catch(() => {});
   if (go.exited) throw new Error("the Go program exited during start-up");
+  const engine = bind(instance.exports as unknown as Exports, exited);
+  const r = engine.configure(Date.now(), configText);
+  if (r < 0) throw new Error(`invalid configuration: ${engine.message()}`);
+  return engine;
+}
 
-  const ex = instance.exports as unknown as Exports;
-  const ptr = ex.gc_buf();
-  const cap = ex.gc_buf_cap();
+/** The typed calls over the exports (separate from loading, for the tests). */
+export function bind(ex: Exports, exited: Promise<void>): Engine & { configure(now: number, text: string): number } {
   const outPtr = ex.gc_out();
-  let bytes = new Uint8Array(ex.mem.buffer, ptr, cap);
-  let out = new Float64Array(ex.mem.buffer, outPtr, 8);
   const quietPtr = ex.gc_quiet();
-  let quiet = new Int32Array(ex.mem.buffer, quietPtr, 1);
-  // A grown memory detaches the old views; check before each use.
-  const fresh = () => {
-    if (bytes.byteLength === 0) {
-      bytes = new Uint8Array(ex.mem.buffer, ptr, cap);
-      out = new Float64Array(ex.mem.buffer, outPtr, 8);
-      quiet = new Int32Array(ex.mem.buffer, quietPtr, 1);
+  let cap = 8192;
+  let ptr = ex.gc_reserve(cap);
+  let buffer: ArrayBuffer | null = null;
+  let bytes = new Uint8Array(0);
+  let out = new Float64Array(0);
+  let quietBits = new Int32Array(0);
+  /** Views over Go's memory, re-created after a growth detached them or the buffer moved. */
+  const mem = () => {
+    if (ex.mem.buffer !== buffer) {
+      buffer = ex.mem.buffer as ArrayBuffer;
+      bytes = new Uint8Array(buffer, ptr, cap);
+      out = new Float64Array(buffer, outPtr, Limit.OutLen);
+      quietBits = new Int32Array(buffer, quietPtr, 1);
     }
   };
-  // Longer strings are cut: scope matching and keys only need the prefix.
+  /** Writes s as a frame and returns its byte length; throws FrameTooLarge. */
   const put = (s: string) => {
-    fresh();
-    return encoder.encodeInto(s, bytes).written;
+    const worst = s.length * 3; // UTF-16 code unit → at most 3 UTF-8 bytes
+    if (worst > cap) {
+      if (worst > Limit.MaxFrame) {
+        const exact = encoder.encode(s).length;
+        if (exact > Limit.MaxFrame) throw new FrameTooLarge(`frame of ${exact} bytes`);
+      }
+      ptr = ex.gc_reserve(Math.min(worst, Limit.MaxFrame));
+      cap = Math.min(worst, Limit.MaxFrame);
+      buffer = null; // the buffer moved (and memory may have grown)
+    }
+    mem();
+    const { read, written } = encoder.encodeInto(s, bytes);
+    if (read !== s.length) throw new FrameTooLarge(`frame cut at ${written} bytes`); // cannot happen: the buffer is large enough
+    return written;
   };
-  const message = () => {
-    fresh();
-    return decoder.decode(bytes.slice(0, ex.gc_message_len()));
+  /** Reads n bytes of the buffer as text (after a call that wrote there). */
+  const text = (n: number) => {
+    ptr = ex.gc_buf(); // Go may have grown it to write
+    cap = Math.max(cap, n);
+    buffer = null;
+    mem();
+    return decoder.decode(new Uint8Array(ex.mem.buffer, ptr, n).slice());
   };
-
-  const r = ex.gc_configure(Date.now(), put(configText));
-  if (r < 0) throw new Error(`invalid configuration: ${message()}`);
+  const message = () => text(ex.gc_message_len());
 
   return {
+    configure: (now, configText) => ex.gc_configure(now, put(configText)),
     quiet() {
-      fresh();
-      return quiet[0] === 1;
+      mem();
+      return quietBits[0]!;
     },
-    adopt: (method, url) => ex.gc_adopt(put(`${method}\n${url}\n`)),
+    adopt: (url) => ex.gc_adopt(put(`GET\n${url}\n`)),
     begin(now, method, url, headers) {
-      const r = ex.gc_begin(now, put(`${method}\n${url}\n${headers}`));
-      fresh();
+      let n: number;
+      try {
+        n = put(`${method}\n${url}\n${headers}`);
+      } catch (e) {
+        if (e instanceof FrameTooLarge) return null;
+        throw e;
+      }
+      const r = ex.gc_begin(now, n);
+      mem();
       return {
-        kind: (r & 15) as Kind,
-        changed: (r & CHANGED) !== 0,
-        ticket: out[0]!,
-        flight: out[1]!,
-        until: out[2]!,
-        status: out[3]!,
-        copyId: out[4]!,
-        ageMs: out[5]!,
-        storedAtMs: out[6]!,
-        probe: out[7]!,
+        kind: (r & Flag.KindMask) as Kind,
+        changed: (r & Flag.Changed) !== 0,
+        ticket: out[Slot.Ticket]!,
+        flight: out[Slot.Flight]!,
+        until: out[Slot.Until]!,
+        status: out[Slot.Status]!,
+        copyId: out[Slot.CopyID]!,
+        ageMs: out[Slot.CopyAgeMs]!,
+        storedAtMs: out[Slot.CopyStoredAtMs]!,
+        probe: out[Slot.Probe]!,
+        waitMs: out[Slot.ProbeTimeoutMs]!,
       };
     },
-    finish(now, ticket, status, retryAfter, cacheControl) {
-      // Most answers carry neither header: then nothing is encoded.
-      const n = retryAfter || cacheControl ? put(`${retryAfter}\n${cacheControl}`) : 0;
-      const flags = ex.gc_finish(now, ticket, status, n);
-      fresh();
-      return { flags, waitMs: out[0]!, copyId: out[4]!, ageMs: out[5]!, storedAtMs: out[6]! };
+    finish(now, ticket, status, retryAfter, cacheControl, finalUrl) {
+      // Most answers carry none of these: then nothing is encoded.
+      const n = retryAfter || cacheControl || finalUrl ? put(`${retryAfter}\n${cacheControl}\n${finalUrl}`) : 0;
+      const r = ex.gc_finish(now, ticket, status, n);
+      mem();
+      return {
+        changed: (r & Flag.Changed) !== 0,
+        retry: (r & Flag.Retry) !== 0,
+        wantBody: (r & Flag.WantBody) !== 0,
+        serve: (r & Flag.Serve) !== 0,
+        waitMs: out[Slot.WaitMs]!,
+        copyId: out[Slot.CopyID]!,
+        ageMs: out[Slot.CopyAgeMs]!,
+        storedAtMs: out[Slot.CopyStoredAtMs]!,
+      };
     },
-    observe: (now, method, url, status, retryAfter) =>
-      (ex.gc_observe(now, status, put(`${method}\n${url}\n${retryAfter}`)) & CHANGED) !== 0,
+    observe: (now, method, url, status, retryAfter, finalUrl) =>
+      (ex.gc_observe(now, status, put(`${method}\n${url}\n${retryAfter}\n${finalUrl}`)) & Flag.Changed) !== 0,
     store(now, ticket, body) {
       // A short body goes to Go whole: it decides whether it is "empty".
       const small = body.byteLength <= 64 ? body.byteLength : -1;
-      if (small > 0) new Uint8Array(ex.mem.buffer, ex.gc_body(small), small).set(new Uint8Array(body));
+      if (small > 0) {
+        const at = ex.gc_body(small); // may grow memory: the view is taken after
+        new Uint8Array(ex.mem.buffer, at, small).set(new Uint8Array(body));
+      }
       return ex.gc_store(now, ticket, body.byteLength, small);
     },
     dropped() {
@@ -218,21 +216,22 @@ export async function loadEngine(wasmUrl: string, configText: string, fetchFn: t
       for (let id = ex.gc_dropped(); id !== 0; id = ex.gc_dropped()) ids.push(id);
       return ids;
     },
-    idemBegin(now, operation, givenKey, body) {
-      const at = ex.gc_body(body.length); // may grow memory: view after the call
+    idemBegin(now, method, url, headers, givenKey, body) {
+      const at = ex.gc_body(body.length); // may grow memory: the view is taken after
       if (body.length) new Uint8Array(ex.mem.buffer, at, body.length).set(body);
+      const frame = put(`${method}\n${url}\n${givenKey}\n${headers}`);
       const r = crypto.getRandomValues(new Int32Array(4));
-      const code = ex.gc_idem_begin(now, put(`${operation}\n${givenKey}`), r[0]!, r[1]!, r[2]!, r[3]!) as Idem;
-      if (code < 0) return { code, key: "", header: "", message: message() };
-      fresh();
-      const [key = "", header = ""] = decoder.decode(bytes.slice(0, out[0]!)).split("\n");
-      return { code, key, header, message: "" };
+      const code = ex.gc_idem_begin(now, frame, r[0]!, r[1]!, r[2]!, r[3]!);
+      if (code < 0) return { code, action: "", header: "", message: message() };
+      mem();
+      const keyFrame = text(out[Slot.KeyLen]!);
+      const cut = keyFrame.lastIndexOf("\n");
+      return { code, action: keyFrame.slice(0, cut), header: keyFrame.slice(cut + 1), message: "" };
     },
-    idemFinish(now, operation, key, status) {
-      ex.gc_idem_finish(now, put(`${operation}\n${key}`), status);
+    idemFinish(now, action, status) {
+      ex.gc_idem_finish(now, put(action), status);
     },
     abort: (ticket) => ex.gc_abort(ticket) === 1,
-    leave: (flight) => ex.gc_leave(flight) === 1,
     arm: (now, status, ttlMs) => ex.gc_arm(now, status, ttlMs),
     clear: () => ex.gc_clear(),
     read: (now) => ex.gc_read(now),
@@ -244,3 +243,5 @@ export async function loadEngine(wasmUrl: string, configText: string, fetchFn: t
     exited,
   };
 }
+
+export { Code };

@@ -2,6 +2,8 @@
 // brand and a stable code, so the guards work across bundles and realms,
 // not only with instanceof.
 
+import { Code } from "./abi.gen.js";
+
 const BRAND = Symbol.for("gatewaycircuit.error");
 
 export type GatewayErrorCode = "GATEWAY_CIRCUIT_OPEN" | "GATEWAY_HTTP_ERROR";
@@ -60,12 +62,17 @@ export function isCircuitOpenError(e: unknown): e is GatewayHttpError & { circui
   return isGatewayError(e) && e.circuitOpen === true;
 }
 
-export type IdempotencyErrorCode = "IDEMPOTENCY_LEDGER_FULL" | "IDEMPOTENCY_BODY_REFUSED" | "IDEMPOTENCY_BAD_KEY";
+export type IdempotencyErrorCode =
+  | "IDEMPOTENCY_LEDGER_FULL"
+  | "IDEMPOTENCY_BODY_TOO_LARGE"
+  | "IDEMPOTENCY_BODY_TOO_DEEP"
+  | "IDEMPOTENCY_BAD_KEY";
 
-const IDEMPOTENCY_CODES: Record<number, IdempotencyErrorCode> = {
-  [-5]: "IDEMPOTENCY_LEDGER_FULL",
-  [-6]: "IDEMPOTENCY_BODY_REFUSED",
-  [-7]: "IDEMPOTENCY_BAD_KEY",
+const IDEMPOTENCY_CODES: Partial<Record<Code, IdempotencyErrorCode>> = {
+  [Code.LedgerFull]: "IDEMPOTENCY_LEDGER_FULL",
+  [Code.BodyTooBig]: "IDEMPOTENCY_BODY_TOO_LARGE",
+  [Code.BodyDeep]: "IDEMPOTENCY_BODY_TOO_DEEP",
+  [Code.BadKey]: "IDEMPOTENCY_BAD_KEY",
 };
 
 /**
@@ -80,7 +87,7 @@ export class GatewayIdempotencyError extends Error {
   readonly code: IdempotencyErrorCode;
   readonly [BRAND] = true;
 
-  constructor(code: number, message: string) {
+  constructor(code: Code, message: string) {
     super(`gatewaycircuit: ${message}`);
     this.code = IDEMPOTENCY_CODES[code] ?? "IDEMPOTENCY_BAD_KEY";
   }

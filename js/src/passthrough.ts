@@ -45,8 +45,10 @@ export function createPassthrough(reason: Error): GatewayCircuit {
     // tests that run without a browser; nothing is stored.
     arm(httpStatus: number, ttlMs?: number) {
       if (!isHttpStatus(httpStatus)) throw new RangeError(`gatewayCircuit.arm: httpStatus must be an integer from 100 to 599, got ${String(httpStatus)}`);
+      if (ttlMs !== undefined && (typeof ttlMs !== "number" || !Number.isFinite(ttlMs) || ttlMs < 1)) {
+        throw new RangeError(`gatewayCircuit.arm: ttlMs must be a finite number ≥ 1 (omit it for the default), got ${String(ttlMs)}`);
+      }
       const ttl = ttlMs ?? options.ttlMs;
-      if (!Number.isFinite(ttl) || ttl < 0) throw new RangeError(`gatewayCircuit.arm: ttlMs must be a finite number >= 0, got ${String(ttlMs)}`);
       return { until: Date.now() + Math.min(Math.floor(ttl), options.maxTtlMs), httpStatus };
     },
     clear() {},
@@ -66,6 +68,7 @@ export function createPassthrough(reason: Error): GatewayCircuit {
       cooledDown: 0,
       emptyReused: 0,
       evicted: 0,
+      untouched: 0,
     }),
     diagnostics: () => ({ status: "fallback" as const, wasmMemoryBytes: 0, listeners: 0, flights: 0, staleCopies: 0 }),
     fetchJSON,

@@ -33,33 +33,3 @@ export function inScope(url: string, prefixes: readonly string[]): boolean {
   for (const p of prefixes) if (url.startsWith(p)) return true;
   return false;
 }
-
-// An absolute path made only of characters the URL parser leaves as they
-// are, with no dot segment: the URL is the base's origin + the path, exactly
-// as new URL() would say, without its cost (~15 µs per request, cold).
-const PLAIN_PATH = /^\/[A-Za-z0-9\-_~!$&'()*+,;=:@/?#]*$/;
-const DOT_SEGMENT = /\/\.|^\/\//;
-
-let lastBase = "";
-let lastOrigin = "";
-
-/** The absolute URL fetch would use for `input`, or null if it has none. */
-export function requestUrl(input: RequestInfo | URL, base: string): string | null {
-  try {
-    if (typeof input === "string") {
-      if (PLAIN_PATH.test(input) && !DOT_SEGMENT.test(input)) {
-        if (base !== lastBase) {
-          lastOrigin = new URL(base).origin;
-          lastBase = base;
-        }
-        return lastOrigin + input;
-      }
-      return new URL(input, base).href;
-    }
-    if (input instanceof URL) return input.href;
-    if (typeof Request !== "undefined" && input instanceof Request) return input.url;
-    return new URL(String(input), base).href;
-  } catch {
-    return null;
-  }
-}

@@ -8,7 +8,7 @@ import { createPassthrough } from "./passthrough.js";
 import type { GatewayCircuit } from "./types.js";
 
 export type * from "./types.js";
-export { isCircuitOpenError, isGatewayError } from "./errors.js";
+export { isCircuitOpenError, isGatewayError, isIdempotencyError } from "./errors.js";
 
 /** On a server: a pass-through with status "fallback" that guards nothing. */
 export const gatewayCircuit: GatewayCircuit = createPassthrough(

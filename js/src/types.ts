@@ -43,8 +43,10 @@ export interface Metrics {
   cooledDown: number;
   /** Answered with the copy of a GET that keeps answering empty (data-empty-ttl). */
   emptyReused: number;
-  /** Entries dropped from a full table. */
+  /** Entries dropped from a full table (requests in flight, negative cache, cooldowns, empty-result TTLs). */
   evicted: number;
+  /** Requests passed through untouched because they were too large to decide on (a frame over 16 MiB). */
+  untouched: number;
 }
 
 export interface GatewayCircuit {

@@ -1,0 +1,62 @@
+// Package abi declares the whole interface between the Go core (wasm/) and
+// the JS glue (js/src/engine.ts), in one place: the exported functions and
+// their arguments, the request kinds, the result flags and codes, the slots
+// of the out array, the frame formats written into the string buffer, and the
+// metric names. js/src/abi.gen.ts is generated from it (go generate ./...)
+// and a test fails when that file is stale, so the two sides cannot drift.
+//
+// Conventions that hold for every export:
+//   - Numbers only: f64 for times (Unix ms, passed in from Date.now()),
+//     tickets, flights and copy ids; i32 for lengths, statuses and codes.
+//   - A string argument is a frame: JS encodes it as UTF-8 into the buffer
+//     (gc_buf, grown by gc_reserve, never cut) and passes its byte length.
+//   - Multi-valued answers come back in out, an array of OutLen float64 at
+//     gc_out; a message or text answer comes back in the buffer.
+//   - No export blocks, waits or calls into JS per request.
+//
+//go:generate go test -run TestGeneratedTypeScript -update .
+package abi
+
+import "github.com/gatewaycircuit/gatewaycircuit/internal/guard"
+
+// OutLen is the number of float64 slots in out.
+const OutLen = 8
+
+// MaxFrame bounds a frame, in bytes. A request whose frame would be longer
+// is not decided on a prefix: the glue passes it through untouched and
+// counts it (metric "untouched").
+const MaxFrame = 16 << 20
+
+// Flags are or-ed into the results of gc_begin and gc_finish.
+const (
+	FlagRetry    = 1 << 8  // gc_finish: send again after out[WaitMs] ms
+	FlagWantBody = 1 << 9  // gc_finish: keep a copy of the body (gc_store)
+	FlagServe    = 1 << 10 // gc_finish: answer with the stale copy in out
+	FlagChanged  = 1 << 11 // any call: the circuit's state changed; read it and notify
+	KindMask     = 0xff    // gc_begin: the guard.Kind in the low byte
+)
+
+// Codes are the negative results of the exports that can refuse.
+const (
+	CodeNotStarted = -1 // the guard is not configured
+	CodeBadArm     = -2 // gc_arm: the message says which argument
+	CodeKeyReused  = -3 // gc_idem_begin: the key was used with another body (the draft's 422)
+	CodeLedgerFull = -4 // gc_idem_begin: too many actions still pending
+	CodeBodyTooBig = -5 // gc_idem_begin: the body is too large to fingerprint
+	CodeBodyDeep   = -6 // gc_idem_begin: the body is nested too deeply to fingerprint
+	CodeBadKey     = -7 // gc_idem_begin: the caller's own Idempotency-Key is malformed
+	CodeIdemOff    = -8 // gc_idem_begin: idempotency keys are off, or the mutation is out of scope
+)
+
+// Quiet bits, published at gc_quiet after every call.
+const (
+	QuietIdle     = 1 // no policy has anything to say about a plain GET
+	QuietCoalesce = 2 // identical plain GETs in flight share one request
+)
+
+// Status values that are not HTTP statuses, passed to gc_finish/gc_observe.
+const (
+	StatusNoAnswer = guard.StatusNoAnswer // fetch rejected: no answer at all
+	StatusOpaque   = guard.StatusOpaque   // an opaque (no-cors) or opaqueredirect answer: an answer, status unknown
+)
+

@@ -1,0 +1,153 @@
+//go:build !(js && wasm)
+
+package abi
+
+// The declarations below are the documentation and the generator's input;
+// they stay out of the wasm (only the constants in abi.go are linked in).
+
+import (
+	"github.com/gatewaycircuit/gatewaycircuit/internal/guard"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/idempotency"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/metrics"
+)
+
+// Param is one argument of an export: f64 or i32.
+type Param struct{ Name, Type string }
+
+// Export is one //go:wasmexport function.
+type Export struct {
+	Name   string
+	Params []Param
+	Result string // "f64", "i32" or "" for none
+	Doc    string
+}
+
+// Value is one named number that crosses the boundary.
+type Value struct {
+	Name  string
+	Value int64
+	Doc   string
+}
+
+// Enum is a named set of values.
+type Enum struct {
+	Name   string
+	Doc    string
+	Values []Value
+}
+
+// Frame documents the layout of one string frame.
+type Frame struct {
+	Name   string
+	Layout string
+	Doc    string
+}
+
+// Exports is every //go:wasmexport of wasm/main.go (a test checks both ways).
+var Exports = []Export{
+	{"gc_buf", nil, "i32", "Address of the string buffer (valid until gc_reserve)."},
+	{"gc_reserve", []Param{{"n", "i32"}}, "i32", "Grows the string buffer to at least n bytes (≤ MaxFrame) and returns its new address; 0 when n is too large."},
+	{"gc_out", nil, "i32", "Address of out: OutLen float64 slots."},
+	{"gc_quiet", nil, "i32", "Address of an int32 holding the Quiet bits."},
+	{"gc_configure", []Param{{"now", "f64"}, {"len", "i32"}}, "i32", "Reads the Config frame and restores the stored state: 0, or CodeNotStarted with the message in the buffer."},
+	{"gc_begin", []Param{{"now", "f64"}, {"len", "i32"}}, "i32", "Decides for the Request frame: a Kind in the low byte, FlagChanged; out holds the Begin slots."},
+	{"gc_adopt", []Param{{"len", "i32"}}, "f64", "A ticket for a plain GET sent on the quiet path whose answer matters (Request frame); 0: out of scope."},
+	{"gc_finish", []Param{{"now", "f64"}, {"ticket", "f64"}, {"status", "i32"}, {"len", "i32"}}, "i32", "The answer to ticket (Answer frame): flags; out holds the Finish slots."},
+	{"gc_observe", []Param{{"now", "f64"}, {"status", "i32"}, {"len", "i32"}}, "i32", "The answer to a request sent before the wasm ran (Observe frame); flags."},
+	{"gc_abort", []Param{{"ticket", "f64"}}, "i32", "Every caller of ticket left: 1 = abort the network request."},
+	{"gc_body", []Param{{"n", "i32"}}, "i32", "Address where JS writes a body of n bytes (valid until the next call)."},
+	{"gc_store", []Param{{"now", "f64"}, {"ticket", "f64"}, {"bytes", "f64"}, {"small", "i32"}}, "f64", "Keeps a body of that size as the ticket's copy; small ≥ 0: the whole body is in gc_body. Returns the copy id (0: not kept)."},
+	{"gc_dropped", nil, "f64", "The next stale copy whose body JS must release, or 0."},
+	{"gc_idem_begin", []Param{{"now", "f64"}, {"len", "i32"}, {"r0", "i32"}, {"r1", "i32"}, {"r2", "i32"}, {"r3", "i32"}}, "i32", "Registers a mutation (Mutation frame; body in gc_body; r0..r3 random): an idempotency.Decision, the Key frame in the buffer (length in out[0]); or a Code."},
+	{"gc_idem_finish", []Param{{"now", "f64"}, {"len", "i32"}, {"status", "i32"}}, "i32", "Records a mutation's answer (Key frame as returned by gc_idem_begin)."},
+	{"gc_arm", []Param{{"now", "f64"}, {"status", "i32"}, {"ttlMs", "f64"}}, "i32", "Arms the circuit (ttlMs 0: the policy's TTL); flags, or CodeBadArm with the message in the buffer."},
+	{"gc_clear", nil, "i32", "The user's retry: flags."},
+	{"gc_read", []Param{{"now", "f64"}}, "i32", "Expires the circuit if its time is up: flags."},
+	{"gc_until", nil, "f64", "The circuit's deadline (0: closed)."},
+	{"gc_status", nil, "i32", "The status that armed the circuit (0: closed)."},
+	{"gc_metric", []Param{{"i", "i32"}}, "f64", "Counter i, in Metrics order."},
+	{"gc_message_len", nil, "i32", "Length in the buffer of the message of the last refusal."},
+}
+
+// Frames are the layouts of the strings written into the buffer. Fields are
+// separated by "\n"; none of them can contain one (fetch rejects such
+// methods, URLs and header values before the glue sees them).
+var Frames = []Frame{
+	{"Config", `"name=value" lines`, "The policy (guard.ParseConfig): ttlMs, maxTtlMs, tripStatuses, scope (one line per resolved prefix), and the on/off switches."},
+	{"Request", "METHOD\\nURL\\nHEADERS", "HEADERS: one \"name: value\\n\" line per request header, then one \":option: value\\n\" line per request option that differs from fetch's default (mode, credentials, cache, redirect, referrer, referrerPolicy, integrity, priority, keepalive)."},
+	{"Answer", "RETRY-AFTER\\nCACHE-CONTROL\\nFINAL-URL", "FINAL-URL: the response's url when it was redirected, else empty."},
+	{"Observe", "METHOD\\nURL\\nRETRY-AFTER\\nFINAL-URL", ""},
+	{"Mutation", "METHOD\\nURL\\nGIVEN-KEY\\nHEADERS", "GIVEN-KEY: the caller's own Idempotency-Key, verbatim, or empty; HEADERS as in Request."},
+	{"Key", "OPERATION\\nKEY\\nHEADER", "What gc_idem_begin returns and gc_idem_finish takes back (OPERATION\\nKEY)."},
+}
+
+// Enums are the value sets that cross.
+var Enums = []Enum{
+	{"Kind", "What to do with a request (guard.Kind), in the low byte of gc_begin's result.", []Value{
+		{"Pass", int64(guard.Pass), "out of scope: native fetch, nothing to report"},
+		{"Send", int64(guard.Send), "to the network, then gc_finish(ticket) or gc_abort"},
+		{"Join", int64(guard.Join), "coalesced: share the answer of flight"},
+		{"Wait", int64(guard.Wait), "half-open: wait for probe to end, then begin again"},
+		{"Open", int64(guard.Open), "the circuit is armed: synthetic 503"},
+		{"Cooling", int64(guard.Cooling), "the service asked for a pause (429): synthetic 503"},
+		{"Negative", int64(guard.Negative), "the same GET failed moments ago: synthetic 503"},
+		{"Stale", int64(guard.Stale), "answer with the stale copy"},
+		{"Cached", int64(guard.Cached), "the key keeps answering empty: answer with its copy"},
+	}},
+	{"Flag", "Bits or-ed into results.", []Value{
+		{"Retry", FlagRetry, "gc_finish: send again after out[WaitMs] ms"},
+		{"WantBody", FlagWantBody, "gc_finish: keep a copy of the body (gc_store)"},
+		{"Serve", FlagServe, "gc_finish: answer with the stale copy in out"},
+		{"Changed", FlagChanged, "the circuit's state changed: read it and notify"},
+		{"KindMask", KindMask, "gc_begin: the Kind"},
+	}},
+	{"Code", "Negative results.", []Value{
+		{"NotStarted", CodeNotStarted, ""},
+		{"BadArm", CodeBadArm, ""},
+		{"KeyReused", CodeKeyReused, "IDEMPOTENCY_KEY_REUSED: answered locally with a 422"},
+		{"LedgerFull", CodeLedgerFull, "IDEMPOTENCY_LEDGER_FULL"},
+		{"BodyTooBig", CodeBodyTooBig, "IDEMPOTENCY_BODY_TOO_LARGE"},
+		{"BodyDeep", CodeBodyDeep, "IDEMPOTENCY_BODY_TOO_DEEP"},
+		{"BadKey", CodeBadKey, "IDEMPOTENCY_BAD_KEY"},
+		{"IdemOff", CodeIdemOff, "sent without a key"},
+	}},
+	{"Idem", "gc_idem_begin's positive results (idempotency.Decision).", []Value{
+		{"Start", int64(idempotency.Start), "a new action: send with the key"},
+		{"Retry", int64(idempotency.Retry), "a retry of an action without a definitive answer: same key"},
+		{"Join", int64(idempotency.Join), "the same action is in flight: share its answer"},
+	}},
+	{"Slot", "Indices into out.", []Value{
+		{"Ticket", 0, "gc_begin"},
+		{"Flight", 1, "gc_begin: the coalesced flight (0 = none), or the probe to wait for"},
+		{"Until", 2, "gc_begin: when the blocking state ends"},
+		{"Status", 3, "gc_begin: the status that armed the circuit"},
+		{"CopyID", 4, "gc_begin, gc_finish: the copy to answer with"},
+		{"CopyAgeMs", 5, "gc_begin, gc_finish"},
+		{"CopyStoredAtMs", 6, "gc_begin, gc_finish"},
+		{"Probe", 7, "gc_begin: this request is the half-open probe"},
+		{"WaitMs", 0, "gc_finish: how long to wait before the retry"},
+		{"ProbeTimeoutMs", 1, "gc_begin (Wait): how long to wait for the probe at most"},
+		{"KeyLen", 0, "gc_idem_begin: length of the Key frame in the buffer"},
+	}},
+	{"Quiet", "Bits at gc_quiet.", []Value{
+		{"Idle", QuietIdle, "no policy has anything to say about a plain GET"},
+		{"Coalesce", QuietCoalesce, "identical plain GETs share one request"},
+	}},
+	{"Status", "Statuses that are not HTTP statuses.", []Value{
+		{"NoAnswer", StatusNoAnswer, "fetch rejected"},
+		{"Opaque", StatusOpaque, "an opaque or opaqueredirect response"},
+	}},
+	{"Limit", "Sizes.", []Value{
+		{"OutLen", OutLen, "float64 slots in out"},
+		{"MaxFrame", MaxFrame, "longest frame, in bytes"},
+	}},
+}
+
+// Metrics are the counter names in gc_metric order.
+func Metrics() []string {
+	var names []string
+	for _, c := range metrics.Counters() {
+		names = append(names, c.String())
+	}
+	return names
+}

@@ -1,0 +1,136 @@
+// Code generated from internal/abi (go generate ./internal/abi). DO NOT EDIT.
+// The whole Go↔JS interface of the wasm: see internal/abi for what each name means.
+
+/** The wasm's exports (wasm/main.go). */
+export interface Exports {
+  mem: WebAssembly.Memory;
+  /** Address of the string buffer (valid until gc_reserve). */
+  gc_buf(): number;
+  /** Grows the string buffer to at least n bytes (≤ MaxFrame) and returns its new address; 0 when n is too large. */
+  gc_reserve(n: number): number;
+  /** Address of out: OutLen float64 slots. */
+  gc_out(): number;
+  /** Address of an int32 holding the Quiet bits. */
+  gc_quiet(): number;
+  /** Reads the Config frame and restores the stored state: 0, or CodeNotStarted with the message in the buffer. */
+  gc_configure(now: number, len: number): number;
+  /** Decides for the Request frame: a Kind in the low byte, FlagChanged; out holds the Begin slots. */
+  gc_begin(now: number, len: number): number;
+  /** A ticket for a plain GET sent on the quiet path whose answer matters (Request frame); 0: out of scope. */
+  gc_adopt(len: number): number;
+  /** The answer to ticket (Answer frame): flags; out holds the Finish slots. */
+  gc_finish(now: number, ticket: number, status: number, len: number): number;
+  /** The answer to a request sent before the wasm ran (Observe frame); flags. */
+  gc_observe(now: number, status: number, len: number): number;
+  /** Every caller of ticket left: 1 = abort the network request. */
+  gc_abort(ticket: number): number;
+  /** Address where JS writes a body of n bytes (valid until the next call). */
+  gc_body(n: number): number;
+  /** Keeps a body of that size as the ticket's copy; small ≥ 0: the whole body is in gc_body. Returns the copy id (0: not kept). */
+  gc_store(now: number, ticket: number, bytes: number, small: number): number;
+  /** The next stale copy whose body JS must release, or 0. */
+  gc_dropped(): number;
+  /** Registers a mutation (Mutation frame; body in gc_body; r0..r3 random): an idempotency.Decision, the Key frame in the buffer (length in out[0]); or a Code. */
+  gc_idem_begin(now: number, len: number, r0: number, r1: number, r2: number, r3: number): number;
+  /** Records a mutation's answer (Key frame as returned by gc_idem_begin). */
+  gc_idem_finish(now: number, len: number, status: number): number;
+  /** Arms the circuit (ttlMs 0: the policy's TTL); flags, or CodeBadArm with the message in the buffer. */
+  gc_arm(now: number, status: number, ttlMs: number): number;
+  /** The user's retry: flags. */
+  gc_clear(): number;
+  /** Expires the circuit if its time is up: flags. */
+  gc_read(now: number): number;
+  /** The circuit's deadline (0: closed). */
+  gc_until(): number;
+  /** The status that armed the circuit (0: closed). */
+  gc_status(): number;
+  /** Counter i, in Metrics order. */
+  gc_metric(i: number): number;
+  /** Length in the buffer of the message of the last refusal. */
+  gc_message_len(): number;
+}
+
+/** What to do with a request (guard.Kind), in the low byte of gc_begin's result. */
+export const enum Kind {
+  Pass = 0, // out of scope: native fetch, nothing to report
+  Send = 1, // to the network, then gc_finish(ticket) or gc_abort
+  Join = 2, // coalesced: share the answer of flight
+  Wait = 3, // half-open: wait for probe to end, then begin again
+  Open = 4, // the circuit is armed: synthetic 503
+  Cooling = 5, // the service asked for a pause (429): synthetic 503
+  Negative = 6, // the same GET failed moments ago: synthetic 503
+  Stale = 7, // answer with the stale copy
+  Cached = 8, // the key keeps answering empty: answer with its copy
+}
+
+/** Bits or-ed into results. */
+export const enum Flag {
+  Retry = 256, // gc_finish: send again after out[WaitMs] ms
+  WantBody = 512, // gc_finish: keep a copy of the body (gc_store)
+  Serve = 1024, // gc_finish: answer with the stale copy in out
+  Changed = 2048, // the circuit's state changed: read it and notify
+  KindMask = 255, // gc_begin: the Kind
+}
+
+/** Negative results. */
+export const enum Code {
+  NotStarted = -1,
+  BadArm = -2,
+  KeyReused = -3, // IDEMPOTENCY_KEY_REUSED: answered locally with a 422
+  LedgerFull = -4, // IDEMPOTENCY_LEDGER_FULL
+  BodyTooBig = -5, // IDEMPOTENCY_BODY_TOO_LARGE
+  BodyDeep = -6, // IDEMPOTENCY_BODY_TOO_DEEP
+  BadKey = -7, // IDEMPOTENCY_BAD_KEY
+  IdemOff = -8, // sent without a key
+}
+
+/** gc_idem_begin's positive results (idempotency.Decision). */
+export const enum Idem {
+  Start = 1, // a new action: send with the key
+  Retry = 2, // a retry of an action without a definitive answer: same key
+  Join = 3, // the same action is in flight: share its answer
+}
+
+/** Indices into out. */
+export const enum Slot {
+  Ticket = 0, // gc_begin
+  Flight = 1, // gc_begin: the coalesced flight (0 = none), or the probe to wait for
+  Until = 2, // gc_begin: when the blocking state ends
+  Status = 3, // gc_begin: the status that armed the circuit
+  CopyID = 4, // gc_begin, gc_finish: the copy to answer with
+  CopyAgeMs = 5, // gc_begin, gc_finish
+  CopyStoredAtMs = 6, // gc_begin, gc_finish
+  Probe = 7, // gc_begin: this request is the half-open probe
+  WaitMs = 0, // gc_finish: how long to wait before the retry
+  ProbeTimeoutMs = 1, // gc_begin (Wait): how long to wait for the probe at most
+  KeyLen = 0, // gc_idem_begin: length of the Key frame in the buffer
+}
+
+/** Bits at gc_quiet. */
+export const enum Quiet {
+  Idle = 1, // no policy has anything to say about a plain GET
+  Coalesce = 2, // identical plain GETs share one request
+}
+
+/** Statuses that are not HTTP statuses. */
+export const enum Status {
+  NoAnswer = 0, // fetch rejected
+  Opaque = -1, // an opaque or opaqueredirect response
+}
+
+/** Sizes. */
+export const enum Limit {
+  OutLen = 8, // float64 slots in out
+  MaxFrame = 16777216, // longest frame, in bytes
+}
+
+/** The string frames written into the buffer. */
+// Config: "name=value" lines — The policy (guard.ParseConfig): ttlMs, maxTtlMs, tripStatuses, scope (one line per resolved prefix), and the on/off switches.
+// Request: METHOD\nURL\nHEADERS — HEADERS: one "name: value\n" line per request header, then one ":option: value\n" line per request option that differs from fetch's default (mode, credentials, cache, redirect, referrer, referrerPolicy, integrity, priority, keepalive).
+// Answer: RETRY-AFTER\nCACHE-CONTROL\nFINAL-URL — FINAL-URL: the response's url when it was redirected, else empty.
+// Observe: METHOD\nURL\nRETRY-AFTER\nFINAL-URL
+// Mutation: METHOD\nURL\nGIVEN-KEY\nHEADERS — GIVEN-KEY: the caller's own Idempotency-Key, verbatim, or empty; HEADERS as in Request.
+// Key: OPERATION\nKEY\nHEADER — What gc_idem_begin returns and gc_idem_finish takes back (OPERATION\nKEY).
+
+/** gc_metric's counters, in order. */
+export const METRICS = ["network", "shortCircuited", "coalesced", "negativeHits", "staleServed", "probes", "retries", "cooledDown", "emptyReused", "evicted"] as const;

@@ -1,0 +1,121 @@
+// The flight table: one network request and the callers who share its
+// answer. Every path uses it — a GET Go coalesced, a plain GET on the quiet
+// path, a mutation whose action is in flight — so a caller's abort has one
+// meaning everywhere: it rejects that caller only, and the request is
+// cancelled when nobody waits for it any more (then the flight leaves the
+// table at once, and the same request made again starts afresh).
+//
+// The request runs on the flight's own AbortController, never on a caller's
+// signal: a leader who aborts must not take the answer from the others.
+
+import { abortReason } from "./request.js";
+
+const noop = () => {};
+
+interface Member {
+  resolve(r: Response): void;
+  reject(e: unknown): void;
+  /** Stops listening to the caller's signal (a no-op without one). */
+  stop(): void;
+  watching: boolean;
+}
+
+export class Flight {
+  /** The network request's signal: aborted when every caller left. */
+  readonly controller = new AbortController();
+  private readonly members = new Set<Member>();
+  /** Callers holding the answer whose signal can still abort its body. */
+  private holders = 0;
+  private done = false;
+
+  /** `abandoned` runs once, when the last caller leaves before the answer. */
+  constructor(private readonly abandoned: () => void) {}
+
+  /** True once the answer (or failure) was handed out, or everyone left. */
+  get settled(): boolean {
+    return this.done;
+  }
+
+  get size(): number {
+    return this.members.size;
+  }
+
+  /** A caller joins (the leader too); its promise settles with its own Response. */
+  add(signal: AbortSignal | undefined): Promise<Response> {
+    return new Promise<Response>((resolve, reject) => {
+      const member: Member = { resolve, reject, stop: noop, watching: signal !== undefined };
+      if (signal) {
+        const onAbort = () => this.left(member, signal);
+        signal.addEventListener("abort", onAbort, { once: true });
+        member.stop = () => signal.removeEventListener("abort", onAbort);
+      }
+      this.members.add(member);
+    });
+  }
+
+  /** Hands the answer out: a clone to each caller, the original to the last. */
+  resolve(res: Response): void {
+    if (this.done) return;
+    this.done = true;
+    const all = [...this.members];
+    this.members.clear();
+    all.forEach((m, i) => {
+      // A caller with a signal keeps listening: its abort stops the body, as
+      // with fetch, once every holder of the answer aborted.
+      if (m.watching) this.holders++;
+      m.resolve(i === all.length - 1 ? res : res.clone());
+    });
+  }
+
+  reject(err: unknown): void {
+    if (this.done) return;
+    this.done = true;
+    for (const m of this.members) {
+      m.stop();
+      m.reject(err);
+    }
+    this.members.clear();
+  }
+
+  private left(m: Member, signal: AbortSignal): void {
+    if (!this.done) {
+      if (!this.members.delete(m)) return;
+      m.reject(abortReason(signal));
+      if (this.members.size === 0) {
+        this.done = true;
+        this.abandoned();
+        this.controller.abort(signal.reason);
+      }
+      return;
+    }
+    // After the answer: the body is still streaming to this caller.
+    if (--this.holders === 0) this.controller.abort(signal.reason);
+  }
+}
+
+/** Flights by key: "g<id>" for Go's flights, "q <url>" on the quiet path, "m <op>\n<key>" for mutations. */
+export class FlightTable {
+  private readonly byKey = new Map<string, Flight>();
+
+  get size(): number {
+    return this.byKey.size;
+  }
+
+  get(key: string): Flight | undefined {
+    return this.byKey.get(key);
+  }
+
+  /** A new flight under key; it leaves the table when it settles or is abandoned. */
+  open(key: string, abandoned: () => void): Flight {
+    const f = new Flight(() => {
+      this.close(key, f);
+      abandoned();
+    });
+    this.byKey.set(key, f);
+    return f;
+  }
+
+  close(key: string, f: Flight): void {
+    if (this.byKey.get(key) === f) this.byKey.delete(key);
+  }
+}

@@ -1,0 +1,54 @@
+// The pre-ready gate: the only policy the JS side holds. From the first line
+// of the script until the wasm runs (and for good if it cannot), it honours
+// what is stored: an armed circuit answers in-scope requests with the
+// synthetic 503, and so does a 429 pause of the request's service. It reads
+// the formats Go writes, with the same rules (storage.ts runs the shared
+// vectors; the service is the longest matching scope entry, as in
+// internal/cooldown.Service).
+
+import { inScope } from "./scope.js";
+import { COOLDOWN_KEY, type CircuitState, type Pause, type StorageLike, readPauses, readRaw, restore, toPayload, writeRaw } from "./storage.js";
+
+export type GateAnswer =
+  | { kind: "pass" } // out of scope
+  | { kind: "send" } // in scope, nothing stored blocks it
+  | { kind: "open"; state: CircuitState }
+  | { kind: "cooldown"; until: number };
+
+/** The service of an in-scope URL: the longest scope entry it starts with. */
+export function serviceOf(url: string, scope: readonly string[]): string {
+  let best = "";
+  for (const s of scope) if (s.length > best.length && url.startsWith(s)) best = s;
+  return best;
+}
+
+export class Gate {
+  private readonly pauses: Pause[];
+
+  constructor(
+    private readonly storage: StorageLike | null,
+    private readonly scope: readonly string[],
+    maxTtlMs: number,
+    now: number,
+  ) {
+    this.pauses = readPauses(readRaw(storage, COOLDOWN_KEY), now);
+    const r = restore(readRaw(storage), now, maxTtlMs);
+    if (r.action === "remove") writeRaw(storage, null);
+    if (r.action === "rewrite" && r.state) writeRaw(storage, toPayload(r.state));
+    this.stored = r.state;
+  }
+
+  /** The circuit read at start (the state before Go runs). */
+  readonly stored: CircuitState | null;
+
+  /** The decision for a request to `url`, given the circuit's state at `now`. */
+  decide(url: string, state: CircuitState | null, now: number): GateAnswer {
+    if (!inScope(url, this.scope)) return { kind: "pass" };
+    if (state && now < state.until) return { kind: "open", state };
+    if (this.pauses.length > 0) {
+      const service = serviceOf(url, this.scope);
+      for (const p of this.pauses) if (p.service === service && now < p.until) return { kind: "cooldown", until: p.until };
+    }
+    return { kind: "send" };
+  }
+}

@@ -1,0 +1,101 @@
+// Mutations in scope carry an Idempotency-Key: Go's ledger decides the key
+// (one per user action, derived from the operation and the canonical body,
+// so a double click or a retry after a failure or a reload reuses it), and
+// identical submissions in flight share one request through the flight table.
+
+import { Code, Idem } from "./abi.gen.js";
+import { GatewayIdempotencyError } from "./errors.js";
+import type { FlightTable } from "./flights.js";
+import { type Core, send, statusOf } from "./network.js";
+import { MARKER_HEADER } from "./query.js";
+import type { Described } from "./request.js";
+
+export const MUTATIONS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+const encoder = new TextEncoder();
+
+/** The body's bytes, or null when it cannot be read without consuming it (FormData's boundary is random; streams). */
+async function bodyBytes(input: RequestInfo | URL, init: RequestInit | undefined, req: Described): Promise<Uint8Array | null> {
+  const b = init?.body;
+  if (b === undefined || b === null) {
+    return req.requestBody ? new Uint8Array(await (input as Request).clone().arrayBuffer()) : new Uint8Array(0);
+  }
+  if (typeof b === "string") return encoder.encode(b);
+  if (b instanceof URLSearchParams) return encoder.encode(b.toString());
+  if (b instanceof ArrayBuffer) return new Uint8Array(b);
+  if (ArrayBuffer.isView(b)) return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
+  if (typeof Blob !== "undefined" && b instanceof Blob) return new Uint8Array(await b.arrayBuffer());
+  return null;
+}
+
+function givenKey(headers: string): string {
+  const m = /^idempotency-key: (.*)$/m.exec(headers);
+  return m ? m[1]! : "";
+}
+
+/**
+ * Sends a mutation Go let through on `ticket`. `release` runs once the
+ * request is over (it hands a half-open probe over).
+ */
+export async function sendMutation(
+  core: Core,
+  flights: FlightTable,
+  ticket: number,
+  req: Described,
+  input: RequestInfo | URL,
+  init: RequestInit | undefined,
+  release: () => void,
+): Promise<Response> {
+  let body: Uint8Array | null;
+  try {
+    body = await bodyBytes(input, init, req);
+  } catch (e) {
+    core.call((en) => en.abort(ticket));
+    release();
+    throw e;
+  }
+  const given = givenKey(req.headers);
+  const sub = body && core.call((e) => e.idemBegin(core.now(), req.method, req.url, req.headers, given, body));
+  const plain = () => {
+    const flight = flights.open(`t${ticket}`, () => core.call((e) => e.abort(ticket)));
+    const p = flight.add(req.signal);
+    void send(core, flight, { ticket, input, init, req }).then(() => {
+      flights.close(`t${ticket}`, flight);
+      release();
+    });
+    return p;
+  };
+  // A stream or FormData body cannot be fingerprinted: sent as it is (README).
+  if (!sub || sub.code === Code.IdemOff) return plain();
+  if (sub.code < 0 || sub.code === Idem.Join) {
+    core.call((e) => e.abort(ticket)); // nothing goes out for this call
+    release();
+  }
+  if (sub.code === Code.KeyReused) {
+    return new Response(JSON.stringify({ error: "idempotency_key_reused", message: sub.message }), {
+      status: 422,
+      statusText: "Unprocessable Content",
+      headers: { "content-type": "application/json", [MARKER_HEADER]: "idempotency" },
+    });
+  }
+  if (sub.code < 0) throw new GatewayIdempotencyError(sub.code as Code, sub.message);
+  const key = `m ${sub.action}`;
+  if (sub.code === Idem.Join) {
+    const shared = flights.get(key);
+    if (shared && !shared.settled) {
+      core.counts.coalesced++;
+      return shared.add(req.signal);
+    }
+    // The action's request just ended: Go said join, but there is nothing to join.
+  }
+  const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
+  if (!given) headers.set("idempotency-key", sub.header); // the caller's own key is sent verbatim
+  const flight = flights.open(key, () => core.call((e) => e.abort(ticket)));
+  const p = flight.add(req.signal);
+  void send(core, flight, { ticket, input, init: { ...init, headers }, req }).then((res) => {
+    flights.close(key, flight);
+    // No answer: the effect may have happened; the next try keeps the key.
+    core.call((e) => e.idemFinish(core.now(), sub.action, res ? statusOf(res) : 0));
+    if (sub.code !== Idem.Join) release();
+  });
+  return p;
+}

@@ -1,0 +1,135 @@
+// The network step: sends a request Go let through, on its flight's own
+// signal, and carries out what Go says about the answer (retry after a short
+// Retry-After, answer with a stale copy, keep a copy of the body). It
+// decides nothing itself.
+
+import { Status } from "./abi.gen.js";
+import type { Engine, Outcome } from "./engine.js";
+import type { Flight } from "./flights.js";
+import type { Described } from "./request.js";
+import type { Copies } from "./responses.js";
+
+/** What the steps need from the facade. */
+export interface Core {
+  fetch: typeof fetch;
+  now(): number;
+  /** Calls into Go; null when the wasm is not running (the caller falls back). */
+  call<T>(f: (e: Engine) => T): T | null;
+  /** Tells subscribers when a call reported that the circuit changed. */
+  sync(changed: boolean): void;
+  copies: Copies;
+  /** What the JS side carries out, counted where it happens. */
+  counts: { network: number; retries: number; coalesced: number; shortCircuited: number; cooledDown: number; untouched: number };
+}
+
+/** One request on its way: `ticket` is 0 on the quiet path until an answer that matters adopts one. */
+export interface Plan {
+  ticket: number;
+  input: RequestInfo | URL;
+  init: RequestInit | undefined;
+  req: Described;
+}
+
+/** How Go sees an answer: its status, or Status.Opaque when the page cannot see it. */
+export function statusOf(res: Response): number {
+  return res.type === "opaque" || res.type === "opaqueredirect" ? Status.Opaque : res.status;
+}
+
+/**
+ * Sends plan on flight and settles the flight with the answer. The returned
+ * promise never rejects: it says what the network gave (null: no answer),
+ * for steps that record it (mutations).
+ */
+export function send(core: Core, flight: Flight, plan: Plan): Promise<Response | null> {
+  const signal = flight.controller.signal;
+  const { req } = plan;
+  let answer: Response | null = null;
+
+  const report = (res: Response | null): Outcome | null => {
+    const st = res ? statusOf(res) : Status.NoAnswer;
+    if (!plan.ticket) {
+      // The quiet path: an answer that changes nothing is not reported (guard.Quiet).
+      if (st === Status.Opaque || (st >= 100 && st < 500 && st !== 429)) return null;
+      plan.ticket = core.call((e) => e.adopt(req.url)) ?? 0;
+      if (!plan.ticket) return null;
+    }
+    const retryAfter = res && (st === 429 || st === 503) ? (res.headers.get("retry-after") ?? "") : "";
+    const cacheControl = res && res.ok ? (res.headers.get("cache-control") ?? "") : "";
+    const finalUrl = res && res.redirected ? res.url : "";
+    const out = core.call((e) => e.finish(core.now(), plan.ticket, st, retryAfter, cacheControl, finalUrl));
+    if (out) core.sync(out.changed);
+    return out;
+  };
+
+  const stale = (out: Outcome | null) => (out?.serve ? core.copies.answer(out.copyId, out.ageMs, out.storedAtMs) : null);
+
+  const attempt = (): Promise<Response> => {
+    // A Request's body can be read once: every send gets its own clone.
+    const input = req.requestBody ? (plan.input as Request).clone() : plan.input;
+    core.counts.network++;
+    return core.fetch(input, { ...plan.init, signal }).then(
+      (res) => {
+        const out = report(res);
+        if (out?.retry && !req.oneShotBody && !signal.aborted) {
+          // A short Retry-After on a 429: wait (the flight's abort cancels), then once more.
+          void res.body?.cancel().catch(noop);
+          return delay(out.waitMs, signal).then(() => {
+            core.counts.retries++;
+            return attempt();
+          });
+        }
+        const served = stale(out);
+        if (served) {
+          void res.body?.cancel().catch(noop);
+          return served;
+        }
+        answer = res;
+        if (out?.wantBody) {
+          const ticket = plan.ticket;
+          void core.copies
+            .keep(res.clone(), (body) => core.call((e) => e.store(core.now(), ticket, body)) ?? 0)
+            .then(() => {
+              for (const id of core.call((e) => e.dropped()) ?? []) core.copies.drop(id);
+            }, noop);
+        }
+        return res;
+      },
+      (err: unknown) => {
+        // Abandoned by every caller: Go was told when the last one left.
+        if (signal.aborted) throw err;
+        const served = stale(report(null));
+        if (served) return served;
+        throw err;
+      },
+    );
+  };
+
+  return attempt().then(
+    (res) => {
+      flight.resolve(res);
+      return answer;
+    },
+    (err: unknown) => {
+      flight.reject(err);
+      return null;
+    },
+  );
+}
+
+const noop = () => {};
+
+/** Resolves after ms, or rejects when signal aborts first. */
+function delay(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(t);
+      reject(signal.reason);
+    };
+    const t = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
