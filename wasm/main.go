@@ -298,7 +298,8 @@ func gcMetric(i int32) float64 {
 	if g == nil {
 		return 0
 	}
-	return float64(g.Metrics().Get(metrics.Counter(i)))
+	m := g.Metrics()
+	return float64(m.Get(metrics.Counter(i)))
 }
 
 //go:wasmexport gc_message_len

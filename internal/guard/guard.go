@@ -172,8 +172,15 @@ func (g *Guard) Ledger() *idempotency.Ledger { return g.ledger }
 // Breaker is the circuit, for arm/read/clear and its state.
 func (g *Guard) Breaker() *circuit.Breaker { return g.breaker }
 
-// Metrics are the counters per policy.
-func (g *Guard) Metrics() *metrics.Set { return &g.metrics }
+// Metrics are the counters of what the guard decided. Network and Retries
+// stay 0 here: the glue counts what it sends, where it sends it. Evicted sums
+// every bounded table: requests in flight, the negative cache, the copies,
+// the cooldowns and the empty-result TTLs.
+func (g *Guard) Metrics() metrics.Set {
+	m := g.metrics
+	m.AddN(metrics.Evicted, g.neg.Evicted()+g.stale.Evicted()+g.cooldown.Evicted()+g.empty.Evicted())
+	return m
+}
 
 // Load restores the stored circuit (page start).
 func (g *Guard) Load(nowMs int64) circuit.State {
@@ -373,8 +380,6 @@ func (g *Guard) observe(nowMs int64, t *ticket, status int, retryAfter string) (
 		g.saveCooldown()
 		if o.Action == cooldown.Retry {
 			t.retried = true
-			g.metrics.Add(metrics.Retries)
-			g.metrics.Add(metrics.Network)
 			return Outcome{Retry: true, WaitMs: o.WaitMs}, true
 		}
 	} else if status != 0 {
@@ -499,7 +504,6 @@ func hex64(v uint64) string {
 // send tracks t and tells the caller to send it.
 func (g *Guard) send(t *ticket) Answer {
 	id := g.track(t)
-	g.metrics.Add(metrics.Network)
 	return Answer{Kind: Send, Ticket: id, Flight: t.flight, Probe: t.probe}
 }
 

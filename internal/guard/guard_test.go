@@ -97,7 +97,7 @@ func run(t *testing.T, p guard.Policy, steps []step) {
 			}
 		}
 		for c, want := range s.wantCount {
-			if got := g.Metrics().Get(c); got != want {
+			if got := metricOf(g, c); got != want {
 				t.Fatalf("step %d: %v = %d, want %d", i, c, got, want)
 			}
 		}
@@ -120,7 +120,7 @@ func TestGuardScripts(t *testing.T) {
 		{"50 identical GETs make 1 request", guard.Policy{Circuit: scope}, []step{
 			{begin: users, want: guard.Send, as: "leader"},
 			{begin: users, n: 49, want: guard.Join},
-			{finish: "leader", status: 200, wantCount: map[metrics.Counter]uint64{metrics.Network: 1, metrics.Coalesced: 49}},
+			{finish: "leader", status: 200, wantCount: map[metrics.Counter]uint64{metrics.Coalesced: 49}},
 			{begin: users, want: guard.Send}, // the flight is over: a new request
 		}},
 		{"POSTs are never coalesced", guard.Policy{Circuit: scope}, []step{
@@ -130,7 +130,7 @@ func TestGuardScripts(t *testing.T) {
 		{"a 502 arms; F5 storm answered as open", guard.Policy{Circuit: scope}, []step{
 			{begin: users, want: guard.Send, as: "a"},
 			{finish: "a", status: 502, wantArmed: yes, wantUntil: 120_000},
-			{begin: users, n: 20, want: guard.Open, wantCount: map[metrics.Counter]uint64{metrics.ShortCircuited: 20, metrics.Network: 1}},
+			{begin: users, n: 20, want: guard.Open, wantCount: map[metrics.Counter]uint64{metrics.ShortCircuited: 20}},
 		}},
 		{"a 503's Retry-After is the TTL, capped at max TTL", guard.Policy{Circuit: scope}, []step{
 			{begin: users, want: guard.Send, as: "a"},
@@ -145,7 +145,7 @@ func TestGuardScripts(t *testing.T) {
 			{advance: 120_000, begin: users, want: guard.Send, as: "probe", wantCount: map[metrics.Counter]uint64{metrics.Probes: 1}},
 			{begin: users, n: 19, want: guard.Wait},
 			{finish: "probe", status: 502, wantArmed: yes, wantUntil: 120_000 + 240_000},
-			{begin: users, n: 19, want: guard.Open, wantCount: map[metrics.Counter]uint64{metrics.Network: 2}},
+			{begin: users, n: 19, want: guard.Open, wantCount: map[metrics.Counter]uint64{metrics.ShortCircuited: 19}},
 		}},
 		{"a successful probe closes, and forgets the outage's negative entries", guard.Policy{Circuit: shortTTL}, []step{
 			{begin: users, want: guard.Send, as: "a"},
@@ -165,7 +165,7 @@ func TestGuardScripts(t *testing.T) {
 		{"429 with Retry-After 2: one retry after 2 s", guard.Policy{Circuit: scope}, []step{
 			{begin: users, want: guard.Send, as: "a"},
 			{finish: "a", status: 429, ra: "2", wantOut: &guard.Outcome{Retry: true, WaitMs: 2000}},
-			{advance: 2000, finish: "a", status: 200, wantOut: &guard.Outcome{}, wantCount: map[metrics.Counter]uint64{metrics.Retries: 1, metrics.Network: 2}},
+			{advance: 2000, finish: "a", status: 200, wantOut: &guard.Outcome{}},
 			{begin: users, want: guard.Send},
 		}},
 		{"429 without Retry-After pauses the whole service for 300 s, and clear does not lift it", guard.Policy{Circuit: scope}, []step{
@@ -253,8 +253,8 @@ func TestInFlightIsBounded(t *testing.T) {
 	for i := 0; i < guard.MaxInFlight+10; i++ {
 		g.Begin(t0, "POST", users, "")
 	}
-	if g.InFlight() != guard.MaxInFlight || g.Metrics().Get(metrics.Evicted) != 10 {
-		t.Fatalf("in flight %d, evicted %d", g.InFlight(), g.Metrics().Get(metrics.Evicted))
+	if g.InFlight() != guard.MaxInFlight || metricOf(g, metrics.Evicted) != 10 {
+		t.Fatalf("in flight %d, evicted %d", g.InFlight(), metricOf(g, metrics.Evicted))
 	}
 }
 
@@ -317,7 +317,7 @@ func TestEmptyResultsAreCachedLonger(t *testing.T) {
 	if a := g.Begin(now, "GET", users, ""); a.Kind != guard.Cached || a.Copy.AgeMs != 59_000 {
 		t.Fatalf("Begin = %+v, want the cached empty answer", a)
 	}
-	if g.Metrics().Get(metrics.EmptyReused) != 1 {
+	if metricOf(g, metrics.EmptyReused) != 1 {
 		t.Fatal("emptyReused not counted")
 	}
 	now += 1_000
@@ -345,4 +345,9 @@ func TestACooldownSurvivesAReload(t *testing.T) {
 	if reloaded.Quiet() {
 		t.Fatal("quiet while a restored pause holds")
 	}
+}
+
+func metricOf(g *guard.Guard, c metrics.Counter) uint64 {
+	m := g.Metrics()
+	return m.Get(c)
 }

@@ -10,16 +10,16 @@ import "strconv"
 type Counter int
 
 const (
-	Network        Counter = iota // requests sent to the network (probes and retries included)
+	Network        Counter = iota // requests sent to the network (counted by the JS glue, which sends them)
 	ShortCircuited                // answered by the open circuit without the network
 	Coalesced                     // callers that joined a request in flight instead of sending one
 	NegativeHits                  // answered from the negative cache
 	StaleServed                   // answered with a stale copy
 	Probes                        // half-open probes sent
-	Retries                       // retries after a short Retry-After
+	Retries                       // retries sent after a short Retry-After (counted by the JS glue)
 	CooledDown                    // answered by a 429 cooldown without the network
 	EmptyReused                   // answered with a reused empty result (adaptive TTL)
-	Evicted                       // entries dropped from a full table (negcache, stale, cooldown, emptyttl)
+	Evicted                       // entries dropped from a full table (tickets, negcache, stale, cooldown, emptyttl)
 	numCounters
 )
 
@@ -67,6 +67,3 @@ func (s *Set) Get(c Counter) uint64 {
 	}
 	return 0
 }
-
-// Reset sets every count to 0.
-func (s *Set) Reset() { s.n = [numCounters]uint64{} }
