@@ -201,7 +201,8 @@ describe("fault injection in Chromium", () => {
     await context.close();
   });
 
-  describe("the Go program dies mid-request (build/faults, -tags faultinject)", { skip: !existsSync(FAULT_WASM) && "run make build-faultwasm" }, () => {
+  describe("the Go program dies mid-request (build/faults, -tags faultinject)", () => {
+    before(() => assert.ok(existsSync(FAULT_WASM), `${FAULT_WASM} is missing: run make build-faultwasm`));
     const openFaulty = () => open({ query: { wasm: "/fault/wasm/faultinject.wasm" }, init: spyOnGo });
 
     for (const how of ["exit", "panic"]) {
