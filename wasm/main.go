@@ -74,16 +74,18 @@ func settle() {
 //go:wasmexport gc_configure
 func gcConfigure(nowMs float64, n int32) int32 {
 	defer settle()
-	p, err := guard.ParseConfig(text(n))
-	if err == nil {
-		g, err = guard.New(p, storage)
-	}
-	if err != nil {
+	p, options, warnings := guard.ParseAttributes(text(n))
+	var err error
+	if g, err = guard.New(p, storage); err != nil {
 		g = nil
 		return message(abi.CodeNotStarted, err)
 	}
 	g.Load(int64(nowMs))
-	return 0
+	for _, w := range warnings {
+		options += "!" + w + "\n"
+	}
+	gcReserve(int32(len(options)))
+	return int32(copy(buf, options))
 }
 
 //go:wasmexport gc_adopt

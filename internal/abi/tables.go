@@ -49,7 +49,7 @@ var Exports = []Export{
 	{"gc_reserve", []Param{{"n", "i32"}}, "i32", "Grows the string buffer to at least n bytes (≤ MaxFrame) and returns its new address; 0 when n is too large."},
 	{"gc_out", nil, "i32", "Address of out: OutLen float64 slots."},
 	{"gc_quiet", nil, "i32", "Address of an int32 holding the Quiet bits."},
-	{"gc_configure", []Param{{"now", "f64"}, {"len", "i32"}}, "i32", "Reads the Config frame and restores the stored state: 0, or CodeNotStarted with the message in the buffer."},
+	{"gc_configure", []Param{{"now", "f64"}, {"len", "i32"}}, "i32", "Reads the Attributes frame, applies defaults, restores the stored state; writes the Options frame into the buffer and returns its length, or CodeNotStarted with the message."},
 	{"gc_begin", []Param{{"now", "f64"}, {"len", "i32"}}, "i32", "Decides for the Request frame: a Kind in the low byte, FlagChanged; out holds the Begin slots."},
 	{"gc_adopt", []Param{{"len", "i32"}}, "f64", "A ticket for a plain GET sent on the quiet path whose answer matters (Request frame); 0: out of scope."},
 	{"gc_finish", []Param{{"now", "f64"}, {"ticket", "f64"}, {"status", "i32"}, {"len", "i32"}}, "i32", "The answer to ticket (Answer frame): flags; out holds the Finish slots."},
@@ -73,7 +73,8 @@ var Exports = []Export{
 // separated by "\n"; none of them can contain one (fetch rejects such
 // methods, URLs and header values before the glue sees them).
 var Frames = []Frame{
-	{"Config", `"name=value" lines`, "The policy (guard.ParseConfig): ttlMs, maxTtlMs, tripStatuses, scope (one line per resolved prefix), and the on/off switches."},
+	{"Attributes", `"name=value" lines`, "The script tag's data-* attributes, raw, as the DOMStringMap names them (ttlMs, …); data-scope as one scope= line per prefix the shim resolved against the page."},
+	{"Options", `"name=value" lines, then "!warning" lines`, "The options in force (guard.ParseAttributes) and one warning per rejected attribute."},
 	{"Request", "METHOD\\nURL\\nHEADERS", "HEADERS: one \"name: value\\n\" line per request header, then one \":option: value\\n\" line per request option that differs from fetch's default (mode, credentials, cache, redirect, referrer, referrerPolicy, integrity, priority, keepalive)."},
 	{"Answer", "RETRY-AFTER\\nCACHE-CONTROL\\nFINAL-URL", "FINAL-URL: the response's url when it was redirected, else empty."},
 	{"Observe", "METHOD\\nURL\\nRETRY-AFTER\\nFINAL-URL", ""},

@@ -1,60 +1,171 @@
 package guard
 
 import (
+	"strconv"
+	"strings"
+
 	"github.com/gatewaycircuit/gatewaycircuit/internal/circuit"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/stale"
 )
 
-// ParseConfig reads the configuration the shim hands to the wasm: the
-// circuit's settings (circuit.ParseConfig) plus, one per line,
+// The configuration pipeline: the script tag's data-* attributes reach Go
+// raw, one "name=value" line each, named as the DOMStringMap names them
+// (data-ttl-ms → ttlMs). ParseAttributes applies the defaults, validates,
+// and returns the policy, the options in force (what gatewayCircuit.options
+// shows) and one warning per rejected attribute. A bad value never stops the
+// page: it is named, and its default is used.
 //
-//	stale=on|off           stale fallback (default off: it changes what apps see)
-//	staleMaxMs=3600000     how old a stale copy may be
-//	coalesce=on|off        share identical in-flight GETs (default on)
-//	negativeCache=on|off   remember failed GETs (default on)
-//	cooldown=on|off        pause a service after a 429 (default on)
-//	probe=on|off           one half-open probe at expiry (default on)
-//	idempotency=on|off     idempotency keys on mutations (default on)
-//	emptyTtl=on|off        longer caching of GETs that keep answering empty (default off)
+// Every attribute, its default and its valid range:
 //
-// The error names the setting.
-func ParseConfig(text string) (Policy, error) {
-	var p Policy
-	err := circuit.EachSetting(text, func(key, value string) error {
-		if known, err := p.Circuit.SetConfig(key, value); known {
-			return err
+//	data-scope            the page's origin   comma-separated path prefixes or origins; the shim
+//	                                          resolves them against the page (one scope= line each)
+//	data-ttl-ms           120000              > 0, ≤ data-max-ttl-ms: how long a trip arms the circuit
+//	data-max-ttl-ms       600000              > 0: cap on every TTL, stored deadlines included
+//	data-trip-statuses    502,503,504         HTTP statuses (100-599) that arm the circuit
+//	data-stale            off                 serve the last good copy of a GET when the gateway fails
+//	data-stale-max-ms     3600000             > 0: how old a stale copy may be
+//	data-coalesce         on                  identical in-flight GETs share one request
+//	data-negative-cache   on                  a failed GET is not asked again for a while
+//	data-cooldown         on                  a 429 pauses the service
+//	data-probe            on                  one half-open probe when the circuit's time is up
+//	data-idempotency      on                  idempotency keys on in-scope mutations
+//	data-empty-ttl        off                 GETs that keep answering empty are cached longer
+//
+// Switches take "on" or "off" ("true" and "false" too), in any case.
+var settings = []setting{
+	{"ttlMs", "data-ttl-ms", strconv.Itoa(circuit.DefaultTTLMs), millis},
+	{"maxTtlMs", "data-max-ttl-ms", strconv.Itoa(circuit.DefaultMaxTTLMs), millis},
+	{"tripStatuses", "data-trip-statuses", "502,503,504", statuses},
+	{"stale", "data-stale", "off", onOff},
+	{"staleMaxMs", "data-stale-max-ms", strconv.Itoa(stale.DefaultMaxStaleMs), millis},
+	{"coalesce", "data-coalesce", "on", onOff},
+	{"negativeCache", "data-negative-cache", "on", onOff},
+	{"cooldown", "data-cooldown", "on", onOff},
+	{"probe", "data-probe", "on", onOff},
+	{"idempotency", "data-idempotency", "on", onOff},
+	{"emptyTtl", "data-empty-ttl", "off", onOff},
+}
+
+type kind int
+
+const (
+	millis kind = iota
+	statuses
+	onOff
+)
+
+type setting struct {
+	name, attr, def string
+	kind            kind
+}
+
+// ParseAttributes reads the attributes (see settings). Lines for names it
+// does not know (data-wasm, the app's own data-*) are ignored. The options
+// are "name=value" lines, every setting in the order above, then the scope.
+func ParseAttributes(text string) (p Policy, options string, warnings []string) {
+	given := map[string]string{}
+	var scope []string
+	for _, line := range strings.Split(text, "\n") {
+		name, value, ok := strings.Cut(line, "=")
+		if !ok {
+			continue
 		}
-		var on bool
-		switch value {
-		case "on":
-			on = true
-		case "off":
-		default:
-			if key == "staleMaxMs" {
-				ms, err := circuit.ParseMs(key, value)
-				p.Stale.MaxStaleMs = ms
-				return err
+		if name == "scope" {
+			scope = append(scope, value)
+			continue
+		}
+		given[name] = value
+	}
+	values := map[string]string{}
+	for _, s := range settings {
+		v, ok := given[s.name]
+		v = strings.TrimSpace(v)
+		if !ok || v == "" {
+			values[s.name] = s.def
+			continue
+		}
+		norm, reason := s.kind.check(v)
+		if reason != "" {
+			warnings = append(warnings, s.attr+": "+strconv.Quote(v)+" "+reason+"; using "+s.def)
+			norm = s.def
+		}
+		values[s.name] = norm
+	}
+	ttl, maxTTL := ms(values["ttlMs"]), ms(values["maxTtlMs"])
+	if _, set := given["ttlMs"]; !set && ttl > maxTTL {
+		ttl = maxTTL // a lower maximum lowers the default
+	} else if ttl > maxTTL {
+		warnings = append(warnings, "data-ttl-ms: "+values["ttlMs"]+" exceeds data-max-ttl-ms "+values["maxTtlMs"]+"; using "+values["maxTtlMs"])
+		ttl = maxTTL
+	}
+	values["ttlMs"] = strconv.FormatInt(ttl, 10)
+
+	on := func(name string) bool { return values[name] == "on" }
+	p.Circuit = circuit.Policy{TTLMs: ttl, MaxTTLMs: maxTTL, TripStatuses: statusList(values["tripStatuses"]), Scope: scope}
+	p.Stale.Enabled = on("stale")
+	p.Stale.MaxStaleMs = ms(values["staleMaxMs"])
+	p.Coalesce.Disabled = !on("coalesce")
+	p.Negative.Disabled = !on("negativeCache")
+	p.Cooldown.Disabled = !on("cooldown")
+	p.Probe.Disabled = !on("probe")
+	p.IdempotencyOff = !on("idempotency")
+	p.Empty.Enabled = on("emptyTtl")
+
+	var b strings.Builder
+	for _, s := range settings {
+		b.WriteString(s.name + "=" + values[s.name] + "\n")
+	}
+	for _, s := range scope {
+		b.WriteString("scope=" + s + "\n")
+	}
+	return p, b.String(), warnings
+}
+
+// check returns v in its normal form, or why it is rejected.
+func (k kind) check(v string) (string, string) {
+	switch k {
+	case millis:
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n <= 0 || n > 1<<53 {
+			return "", "is not a positive whole number of milliseconds"
+		}
+		return strconv.FormatInt(n, 10), ""
+	case statuses:
+		var parts []string
+		for _, part := range strings.Split(v, ",") {
+			part = strings.TrimSpace(part)
+			if part == "" {
+				continue
 			}
-			return &circuit.PolicyError{Field: key, Reason: `want "on" or "off"`}
+			n, err := strconv.Atoi(part)
+			if err != nil || n < 100 || n > 599 {
+				return "", "lists " + strconv.Quote(part) + ", not an HTTP status (100-599)"
+			}
+			parts = append(parts, strconv.Itoa(n))
 		}
-		switch key {
-		case "stale":
-			p.Stale.Enabled = on
-		case "coalesce":
-			p.Coalesce.Disabled = !on
-		case "negativeCache":
-			p.Negative.Disabled = !on
-		case "cooldown":
-			p.Cooldown.Disabled = !on
-		case "probe":
-			p.Probe.Disabled = !on
-		case "idempotency":
-			p.IdempotencyOff = !on
-		case "emptyTtl":
-			p.Empty.Enabled = on
-		default:
-			return &circuit.PolicyError{Field: key, Reason: "unknown setting"}
+		return strings.Join(parts, ","), ""
+	default:
+		switch strings.ToLower(v) {
+		case "on", "true":
+			return "on", ""
+		case "off", "false":
+			return "off", ""
 		}
-		return nil
-	})
-	return p, err
+		return "", "is not on or off"
+	}
+}
+
+func ms(v string) int64 {
+	n, _ := strconv.ParseInt(v, 10, 64)
+	return n
+}
+
+func statusList(v string) []int {
+	list := []int{}
+	for _, part := range strings.Split(v, ",") {
+		if n, err := strconv.Atoi(part); err == nil {
+			list = append(list, n)
+		}
+	}
+	return list
 }

@@ -12,7 +12,7 @@ export interface Exports {
   gc_out(): number;
   /** Address of an int32 holding the Quiet bits. */
   gc_quiet(): number;
-  /** Reads the Config frame and restores the stored state: 0, or CodeNotStarted with the message in the buffer. */
+  /** Reads the Attributes frame, applies defaults, restores the stored state; writes the Options frame into the buffer and returns its length, or CodeNotStarted with the message. */
   gc_configure(now: number, len: number): number;
   /** Decides for the Request frame: a Kind in the low byte, FlagChanged; out holds the Begin slots. */
   gc_begin(now: number, len: number): number;
@@ -125,7 +125,8 @@ export const enum Limit {
 }
 
 /** The string frames written into the buffer. */
-// Config: "name=value" lines — The policy (guard.ParseConfig): ttlMs, maxTtlMs, tripStatuses, scope (one line per resolved prefix), and the on/off switches.
+// Attributes: "name=value" lines — The script tag's data-* attributes, raw, as the DOMStringMap names them (ttlMs, …); data-scope as one scope= line per prefix the shim resolved against the page.
+// Options: "name=value" lines, then "!warning" lines — The options in force (guard.ParseAttributes) and one warning per rejected attribute.
 // Request: METHOD\nURL\nHEADERS — HEADERS: one "name: value\n" line per request header, then one ":option: value\n" line per request option that differs from fetch's default (mode, credentials, cache, redirect, referrer, referrerPolicy, integrity, priority, keepalive).
 // Answer: RETRY-AFTER\nCACHE-CONTROL\nFINAL-URL — FINAL-URL: the response's url when it was redirected, else empty.
 // Observe: METHOD\nURL\nRETRY-AFTER\nFINAL-URL

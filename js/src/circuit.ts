@@ -10,7 +10,7 @@
 //   responses.ts  synthetic answers and kept copies
 
 import { Flag, Kind, METRICS, Quiet } from "./abi.gen.js";
-import { type ResolvedOptions, configText } from "./config.js";
+import { type DataAttributes, type ResolvedOptions, attributesText, readGoOptions } from "./config.js";
 import { type Engine, loadEngine } from "./engine.js";
 import { isCircuitOpenError, isGatewayError, isIdempotencyError } from "./errors.js";
 import { FlightTable } from "./flights.js";
@@ -36,7 +36,11 @@ export interface Environment {
 
 const noop = () => {};
 
-export function createGatewayCircuit(o: ResolvedOptions, env: Environment): GatewayCircuit {
+/**
+ * The facade over options `o` (the pre-ready reader's view of `data`, the
+ * script tag's attributes, which Go reads again and owns once it runs).
+ */
+export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data: DataAttributes = {}): GatewayCircuit {
   const nativeFetch = env.fetch;
   const storage = env.storage;
   const now = env.now ?? Date.now;
@@ -46,6 +50,7 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment): Gate
   let status: ModuleStatus = "loading";
   let lastError: Error | null = null;
   let solo = 0; // names quiet-path flights that are not shared
+  let options = freeze(o);
 
   const mirror = new StateMirror(now, () => read());
   const gate = new Gate(storage, o.scope, o.maxTtlMs, now());
@@ -299,9 +304,12 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment): Gate
   }
 
   const ready: Promise<void> = (
-    o.wasmUrl ? loadEngine(o.wasmUrl, configText(o), nativeFetch) : Promise.reject(new Error("no wasm configured"))
+    o.wasmUrl ? loadEngine(o.wasmUrl, attributesText(data, o), nativeFetch) : Promise.reject(new Error("no wasm configured"))
   ).then(
-    (e) => {
+    ({ engine: e, options: frame }) => {
+      const go = readGoOptions(frame, o);
+      options = freeze(go.options);
+      for (const w of go.warnings) console.warn(`[gatewaycircuit] ${w}`);
       engine = e;
       status = "ready";
       e.exited.catch(die);
@@ -338,10 +346,16 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment): Gate
     }),
     fetchJSON,
     queryFn: (input, init) => ({ signal }) => fetchJSON(input, { ...init, signal }),
-    retry: createRetry(o.tripStatuses),
+    retry: (failureCount, error) => createRetry(options.tripStatuses)(failureCount, error),
     isGatewayError,
     isCircuitOpenError,
     isIdempotencyError,
-    options: Object.freeze({ ...o, scope: [...o.scope], tripStatuses: [...o.tripStatuses] }),
+    get options() {
+      return options;
+    },
   };
+}
+
+function freeze(o: ResolvedOptions): Readonly<ResolvedOptions> {
+  return Object.freeze({ ...o, scope: Object.freeze([...o.scope]) as string[], tripStatuses: Object.freeze([...o.tripStatuses]) as number[] });
 }

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { configText, readOptions } from "./config.js";
+import attributeVectors from "../../internal/guard/testdata/attribute_vectors.json";
+import { attributesText, readGoOptions, readOptions } from "./config.js";
 import { requestUrl } from "./request.js";
 import { inScope, resolveScope } from "./scope.js";
 
@@ -60,43 +61,30 @@ test("data attributes: defaults", () => {
   assert.deepEqual(problems, []);
 });
 
-test("data attributes: bad values are named and fall back", () => {
-  const { options, problems } = readOptions(
-    { wasm: "/m.wasm", ttlMs: "2 minutes", maxTtlMs: "-1", tripStatuses: "502,five" },
-    base,
-  );
-  assert.equal(options.ttlMs, 120000);
-  assert.equal(options.maxTtlMs, 600000);
-  assert.deepEqual(options.tripStatuses, [502, 503, 504]);
-  assert.equal(options.wasmUrl, "http://app.test:8080/m.wasm");
-  assert.equal(problems.length, 3);
-  assert.ok(problems.some((p) => p.startsWith("data-ttl-ms")));
-  assert.ok(problems.some((p) => p.startsWith("data-max-ttl-ms")));
-  assert.ok(problems.some((p) => p.startsWith("data-trip-statuses")));
+test("the pre-ready reader follows Go's rules: the shared attribute vectors", () => {
+  for (const v of attributeVectors) {
+    const { options, problems } = readOptions({ wasm: "/m.wasm", ...v.attrs }, base);
+    const asText: Record<string, string> = {
+      ttlMs: String(options.ttlMs),
+      maxTtlMs: String(options.maxTtlMs),
+      tripStatuses: options.tripStatuses.join(","),
+      staleMaxMs: String(options.staleMaxMs),
+    };
+    for (const k of ["stale", "coalesce", "negativeCache", "cooldown", "probe", "idempotency", "emptyTtl"] as const) {
+      asText[k] = options[k] ? "on" : "off";
+    }
+    for (const [k, want] of Object.entries(v.options)) assert.equal(asText[k], want, `${v.name}: ${k}`);
+    assert.deepEqual(problems, [], `${v.name}: bad values are Go's to name`);
+  }
 });
 
-test("data attributes: ttl above max is capped; the Go config names every field", () => {
-  const { options, problems } = readOptions(
-    { wasm: "/m.wasm", ttlMs: "9000", maxTtlMs: "5000", tripStatuses: "500", stale: "on", coalesce: "off", probe: "maybe" },
-    base,
-  );
-  assert.equal(options.ttlMs, 5000);
-  assert.deepEqual(problems.map((p) => p.split(":")[0]), ["data-ttl-ms", "data-probe"]);
-  assert.equal(
-    configText(options),
-    [
-      "ttlMs=5000",
-      "maxTtlMs=5000",
-      "tripStatuses=500",
-      "scope=http://app.test:8080/",
-      "stale=on",
-      "staleMaxMs=3600000",
-      "coalesce=off",
-      "negativeCache=on",
-      "cooldown=on",
-      "probe=on",
-      "idempotency=on",
-      "emptyTtl=off",
-    ].join("\n"),
-  );
+test("Go's options frame: what is in force, and its warnings", () => {
+  const { options } = readOptions({ wasm: "/m.wasm", ttlMs: "9000" }, base);
+  const attrs = attributesText({ wasm: "/m.wasm", ttlMs: "9000", probe: "maybe\nx=1", scope: "/api/" }, options);
+  assert.equal(attrs, "ttlMs=9000\nprobe=maybe x=1\nscope=http://app.test:8080/\n", "raw, one line each, scope resolved");
+  const go = readGoOptions("ttlMs=5000\nprobe=off\ntripStatuses=500,502\nscope=http://x/\n!data-probe: bad\n", options);
+  assert.equal(go.options.ttlMs, 5000);
+  assert.equal(go.options.probe, false);
+  assert.deepEqual(go.options.tripStatuses, [500, 502]);
+  assert.deepEqual(go.warnings, ["data-probe: bad"]);
 });

@@ -1,5 +1,11 @@
-// data-* attributes → options. Bad values get a clear message naming the
-// attribute and fall back to the default; they never stop the page.
+// data-* attributes → options. Go owns the configuration
+// (internal/guard.ParseAttributes): it gets the attributes raw, applies the
+// defaults, validates, warns about each bad value and says which options are
+// in force. Until the wasm runs, the gate needs a few of them at once; this
+// reader follows the same rules, checked by the same vectors
+// (internal/guard/testdata/attribute_vectors.json), and stays silent about
+// bad values: Go names them. What only JS can do is JS's: resolving data-scope
+// and data-wasm against the page (the URL parser), and warning about those.
 
 import { resolveScope } from "./scope.js";
 import { isHttpStatus } from "./storage.js";
@@ -62,45 +68,36 @@ export function readOptions(
   scriptSrc?: string,
 ): { options: ResolvedOptions; problems: string[] } {
   const problems: string[] = [];
-  const positive = (attr: string, value: string | undefined, fallback: number) => {
-    if (value === undefined || value.trim() === "") return fallback;
-    const n = Number(value);
-    if (Number.isSafeInteger(n) && n > 0) return n;
-    problems.push(`${attr}: ${JSON.stringify(value)} is not a positive whole number of milliseconds; using ${fallback}`);
-    return fallback;
+  const positive = (value: string | undefined, fallback: number) => {
+    const v = value?.trim() ?? "";
+    if (!/^\d+$/.test(v)) return fallback;
+    const n = Number(v);
+    return n > 0 && n <= 2 ** 53 ? n : fallback;
   };
-  const maxTtlMs = positive("data-max-ttl-ms", data.maxTtlMs, DEFAULT_MAX_TTL_MS);
-  let ttlMs = positive("data-ttl-ms", data.ttlMs, Math.min(DEFAULT_TTL_MS, maxTtlMs));
-  if (ttlMs > maxTtlMs) {
-    problems.push(`data-ttl-ms: ${ttlMs} exceeds data-max-ttl-ms ${maxTtlMs}; using ${maxTtlMs}`);
-    ttlMs = maxTtlMs;
-  }
+  const maxTtlMs = positive(data.maxTtlMs, DEFAULT_MAX_TTL_MS);
+  const ttlMs = Math.min(positive(data.ttlMs, DEFAULT_TTL_MS), maxTtlMs);
 
   let tripStatuses = [...DEFAULT_TRIP_STATUSES];
-  if (data.tripStatuses !== undefined) {
+  if (data.tripStatuses !== undefined && data.tripStatuses.trim() !== "") {
     const parts = data.tripStatuses.split(",").map((p) => p.trim()).filter((p) => p !== "");
-    const parsed = parts.map(Number);
-    const bad = parts.filter((_, i) => !isHttpStatus(parsed[i]));
-    if (bad.length > 0) problems.push(`data-trip-statuses: ${JSON.stringify(bad.join(","))} are not HTTP statuses; using ${tripStatuses.join(",")}`);
-    else tripStatuses = parsed;
+    const parsed = parts.map((p) => (/^\d+$/.test(p) ? Number(p) : NaN));
+    if (parsed.every(isHttpStatus)) tripStatuses = parsed;
   }
 
-  const flag = (attr: string, value: string | undefined, fallback: boolean) => {
-    if (value === undefined || value.trim() === "") return fallback;
-    const v = value.trim().toLowerCase();
+  const flag = (value: string | undefined, fallback: boolean) => {
+    const v = value?.trim().toLowerCase() ?? "";
     if (v === "on" || v === "true") return true;
     if (v === "off" || v === "false") return false;
-    problems.push(`${attr}: ${JSON.stringify(value)} is not on or off; using ${fallback ? "on" : "off"}`);
     return fallback;
   };
-  const stale = flag("data-stale", data.stale, false);
-  const staleMaxMs = positive("data-stale-max-ms", data.staleMaxMs, DEFAULT_STALE_MAX_MS);
-  const coalesce = flag("data-coalesce", data.coalesce, true);
-  const negativeCache = flag("data-negative-cache", data.negativeCache, true);
-  const cooldown = flag("data-cooldown", data.cooldown, true);
-  const probe = flag("data-probe", data.probe, true);
-  const idempotency = flag("data-idempotency", data.idempotency, true);
-  const emptyTtl = flag("data-empty-ttl", data.emptyTtl, false);
+  const stale = flag(data.stale, false);
+  const staleMaxMs = positive(data.staleMaxMs, DEFAULT_STALE_MAX_MS);
+  const coalesce = flag(data.coalesce, true);
+  const negativeCache = flag(data.negativeCache, true);
+  const cooldown = flag(data.cooldown, true);
+  const probe = flag(data.probe, true);
+  const idempotency = flag(data.idempotency, true);
+  const emptyTtl = flag(data.emptyTtl, false);
 
   const scope = resolveScope(data.scope, base);
   problems.push(...scope.problems);
@@ -137,21 +134,48 @@ export function readOptions(
   };
 }
 
-/** The policy as wasm/ reads it (guard.ParseConfig). */
-export function configText(o: ResolvedOptions): string {
-  const onOff = (b: boolean) => (b ? "on" : "off");
-  return [
-    `ttlMs=${o.ttlMs}`,
-    `maxTtlMs=${o.maxTtlMs}`,
-    `tripStatuses=${o.tripStatuses.join(",")}`,
-    ...o.scope.map((s) => `scope=${s}`),
-    `stale=${onOff(o.stale)}`,
-    `staleMaxMs=${o.staleMaxMs}`,
-    `coalesce=${onOff(o.coalesce)}`,
-    `negativeCache=${onOff(o.negativeCache)}`,
-    `cooldown=${onOff(o.cooldown)}`,
-    `probe=${onOff(o.probe)}`,
-    `idempotency=${onOff(o.idempotency)}`,
-    `emptyTtl=${onOff(o.emptyTtl)}`,
-  ].join("\n");
+/**
+ * The Config frame for Go: the attributes as given (one line each, newlines
+ * flattened), with data-scope replaced by its resolved prefixes.
+ */
+export function attributesText(data: DataAttributes, o: ResolvedOptions): string {
+  let text = "";
+  for (const [k, v] of Object.entries(data)) {
+    if (k === "scope" || k === "wasm" || typeof v !== "string") continue;
+    text += `${k}=${v.replace(/[\r\n]/g, " ")}\n`;
+  }
+  for (const s of o.scope) text += `scope=${s}\n`;
+  return text;
+}
+
+/** Go's Options frame ("name=value" lines, "!warning" lines) over the JS view. */
+export function readGoOptions(frame: string, o: ResolvedOptions): { options: ResolvedOptions; warnings: string[] } {
+  const warnings: string[] = [];
+  const v: Record<string, string> = {};
+  for (const line of frame.split("\n")) {
+    if (line.startsWith("!")) warnings.push(line.slice(1));
+    else if (line.includes("=") && !line.startsWith("scope=")) {
+      const i = line.indexOf("=");
+      v[line.slice(0, i)] = line.slice(i + 1);
+    }
+  }
+  const num = (k: string, d: number) => (v[k] ? Number(v[k]) : d);
+  const on = (k: string, d: boolean) => (v[k] ? v[k] === "on" : d);
+  return {
+    options: {
+      ...o,
+      ttlMs: num("ttlMs", o.ttlMs),
+      maxTtlMs: num("maxTtlMs", o.maxTtlMs),
+      tripStatuses: v.tripStatuses ? v.tripStatuses.split(",").map(Number) : o.tripStatuses,
+      stale: on("stale", o.stale),
+      staleMaxMs: num("staleMaxMs", o.staleMaxMs),
+      coalesce: on("coalesce", o.coalesce),
+      negativeCache: on("negativeCache", o.negativeCache),
+      cooldown: on("cooldown", o.cooldown),
+      probe: on("probe", o.probe),
+      idempotency: on("idempotency", o.idempotency),
+      emptyTtl: on("emptyTtl", o.emptyTtl),
+    },
+    warnings,
+  };
 }

@@ -86,8 +86,11 @@ const decoder = new TextDecoder();
 /** Thrown by put() for a frame over Limit.MaxFrame; the caller passes the request through. */
 export class FrameTooLarge extends Error {}
 
-/** Fetches, compiles and starts the wasm, then hands it the configuration. */
-export async function loadEngine(wasmUrl: string, configText: string, fetchFn: typeof fetch): Promise<Engine> {
+/**
+ * Fetches, compiles and starts the wasm, then hands it the attributes; the
+ * result carries Go's Options frame (the options in force, and warnings).
+ */
+export async function loadEngine(wasmUrl: string, attributes: string, fetchFn: typeof fetch): Promise<{ engine: Engine; options: string }> {
   const go = newGo();
   if (!go) throw new Error("Go's wasm_exec.js runtime is missing");
   const res = await fetchFn(wasmUrl, { credentials: "same-origin" });
@@ -102,13 +105,16 @@ export async function loadEngine(wasmUrl: string, configText: string, fetchFn: t
   exited.catch(() => {});
   if (go.exited) throw new Error("the Go program exited during start-up");
   const engine = bind(instance.exports as unknown as Exports, exited);
-  const r = engine.configure(Date.now(), configText);
-  if (r < 0) throw new Error(`invalid configuration: ${engine.message()}`);
-  return engine;
+  const n = engine.configure(Date.now(), attributes);
+  if (n < 0) throw new Error(`invalid configuration: ${engine.message()}`);
+  return { engine, options: engine.text(n) };
 }
 
 /** The typed calls over the exports (separate from loading, for the tests). */
-export function bind(ex: Exports, exited: Promise<void>): Engine & { configure(now: number, text: string): number } {
+export function bind(
+  ex: Exports,
+  exited: Promise<void>,
+): Engine & { configure(now: number, attributes: string): number; text(n: number): string } {
   const outPtr = ex.gc_out();
   const quietPtr = ex.gc_quiet();
   let cap = 8192;
@@ -154,7 +160,8 @@ export function bind(ex: Exports, exited: Promise<void>): Engine & { configure(n
   const message = () => text(ex.gc_message_len());
 
   return {
-    configure: (now, configText) => ex.gc_configure(now, put(configText)),
+    configure: (now, attributes) => ex.gc_configure(now, put(attributes)),
+    text,
     quiet() {
       mem();
       return quietBits[0]!;

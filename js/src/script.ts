@@ -22,11 +22,12 @@ takeGoGlobals();
 const g = globalThis as unknown as { gatewayCircuit?: GatewayCircuit };
 if (!g.gatewayCircuit) {
   const script = document.currentScript as HTMLScriptElement | null;
-  const { options, problems } = readOptions((script?.dataset ?? {}) as DataAttributes, document.baseURI, script?.src);
+  const data = { ...(script?.dataset ?? {}) } as DataAttributes;
+  const { options, problems } = readOptions(data, document.baseURI, script?.src);
   for (const p of problems) console.warn(`[gatewaycircuit] ${p}`);
-  g.gatewayCircuit = createGatewayCircuit(options, {
-    fetch: globalThis.fetch.bind(globalThis),
-    storage: sessionStorageOf(globalThis),
-    baseUrl: () => document.baseURI,
-  });
+  g.gatewayCircuit = createGatewayCircuit(
+    options,
+    { fetch: globalThis.fetch.bind(globalThis), storage: sessionStorageOf(globalThis), baseUrl: () => document.baseURI },
+    data,
+  );
 }
