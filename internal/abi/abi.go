@@ -59,4 +59,3 @@ const (
 	StatusNoAnswer = guard.StatusNoAnswer // fetch rejected: no answer at all
 	StatusOpaque   = guard.StatusOpaque   // an opaque (no-cors) or opaqueredirect answer: an answer, status unknown
 )
-

@@ -5,14 +5,10 @@
 // AbortController, not tied to any caller's signal); later callers join the
 // call in flight and wait for it. Every caller gets its own readable Response
 // (JS clones the one answer per waiter). When the network answers or fails,
-// Complete ends the call: the next caller starts a fresh one.
-//
-// A caller that aborts calls Leave: it stops waiting, the others go on. The
-// network request is cancelled only when the last waiter has left and the
-// policy does not say FinishAbandoned (the default cancels it: with nobody
-// waiting, the answer would be read by no one, and a single caller's abort
-// keeps its usual meaning). With FinishAbandoned the call runs to its end and
-// stays joinable, which keeps its answer for the stale and negative caches.
+// Complete ends the call: the next caller starts a fresh one. Who waits,
+// and who left, is the glue's to track (js/src/flights.ts): when every caller
+// of a call aborted, it cancels the request and completes the call, so a new
+// identical request starts afresh.
 //
 // Not safe for concurrent use.
 package coalesce
@@ -37,9 +33,6 @@ type Policy struct {
 	// Ignore lists the request headers, in lower case, that do not count
 	// toward a key. Default DefaultIgnore; an empty, non-nil list ignores none.
 	Ignore []string `json:"ignore"`
-	// FinishAbandoned lets a call whose waiters all left run to its end
-	// instead of being cancelled.
-	FinishAbandoned bool `json:"finishAbandoned"`
 }
 
 // WithDefaults returns p with every zero field set to its default.
@@ -61,9 +54,8 @@ func (p Policy) Validate() error {
 }
 
 type call struct {
-	id      uint32
-	key     string
-	waiters int // callers still waiting, the leader included
+	id  uint32
+	key string
 }
 
 // Table holds the calls in flight of one tab.
@@ -90,14 +82,13 @@ func (t *Table) Policy() Policy { return t.policy }
 // network request; the others wait for call id.
 func (t *Table) Join(key string) (id uint32, leader bool) {
 	if c, ok := t.byKey[key]; ok && !t.policy.Disabled {
-		c.waiters++
 		return c.id, false
 	}
 	t.lastID++
 	if t.lastID == 0 { // 0 means "no call"
 		t.lastID++
 	}
-	c := &call{id: t.lastID, key: key, waiters: 1}
+	c := &call{id: t.lastID, key: key}
 	t.byID[c.id] = c
 	if !t.policy.Disabled {
 		t.byKey[key] = c
@@ -105,50 +96,19 @@ func (t *Table) Join(key string) (id uint32, leader bool) {
 	return c.id, true
 }
 
-// Leave takes a waiter of call id off (its caller aborted). cancel says the
-// network request must now be aborted: nobody waits and the policy does not
-// finish abandoned calls. A cancelled call is over; Complete is not needed.
-func (t *Table) Leave(id uint32) (cancel bool) {
-	c, ok := t.byID[id]
-	if !ok || c.waiters == 0 {
-		return false
-	}
-	c.waiters--
-	if c.waiters > 0 || t.policy.FinishAbandoned {
-		return false
-	}
-	t.end(c)
-	return true
-}
-
-// Complete ends call id (the network answered or failed) and returns how many
-// callers still wait for its answer.
-func (t *Table) Complete(id uint32) (waiters int) {
-	c, ok := t.byID[id]
-	if !ok {
-		return 0
-	}
-	t.end(c)
-	return c.waiters
-}
-
-// Waiters is the number of callers waiting for call id.
-func (t *Table) Waiters(id uint32) int {
+// Complete ends call id: the network answered or failed, or every caller
+// left. A late or repeated Complete changes nothing.
+func (t *Table) Complete(id uint32) {
 	if c, ok := t.byID[id]; ok {
-		return c.waiters
-	}
-	return 0
-}
-
-// Len is the number of calls in flight.
-func (t *Table) Len() int { return len(t.byID) }
-
-func (t *Table) end(c *call) {
-	delete(t.byID, c.id)
-	if t.byKey[c.key] == c {
-		delete(t.byKey, c.key)
+		delete(t.byID, c.id)
+		if t.byKey[c.key] == c {
+			delete(t.byKey, c.key)
+		}
 	}
 }
+
+// InFlight is the number of calls not yet completed.
+func (t *Table) InFlight() int { return len(t.byID) }
 
 func lower(s string) string {
 	b := []byte(s)

@@ -11,13 +11,11 @@ import (
 	"github.com/gatewaycircuit/gatewaycircuit/internal/policyerr"
 )
 
-// step is one event of callers on a table; "#n" names the n-th call id seen.
+// step is one event on a table; "#n" names the n-th call id seen.
 type step struct {
-	join, leave, complete string // join: a key; leave/complete: "#n"
-	wantLeader            bool   // of join
-	wantCall              string // of join: "#n"
-	wantCancel            bool   // of leave
-	wantWaiters           int    // of complete; and of leave: waiters left (-1 = not checked)
+	join, complete string // join: a key; complete: "#n"
+	wantLeader     bool   // of join
+	wantCall       string // of join: "#n"
 }
 
 func runTable(t *testing.T, p coalesce.Policy, steps []step) *coalesce.Table {
@@ -38,17 +36,8 @@ func runTable(t *testing.T, p coalesce.Policy, steps []step) *coalesce.Table {
 				t.Fatalf("step %d: joined call %d, want %s (%d)", i, id, s.wantCall, want)
 			}
 			calls[s.wantCall] = id
-		case s.leave != "":
-			if cancel := tb.Leave(calls[s.leave]); cancel != s.wantCancel {
-				t.Fatalf("step %d: cancel = %v, want %v", i, cancel, s.wantCancel)
-			}
-			if s.wantWaiters >= 0 && tb.Waiters(calls[s.leave]) != s.wantWaiters {
-				t.Fatalf("step %d: waiters = %d, want %d", i, tb.Waiters(calls[s.leave]), s.wantWaiters)
-			}
 		case s.complete != "":
-			if w := tb.Complete(calls[s.complete]); w != s.wantWaiters {
-				t.Fatalf("step %d: Complete = %d waiters, want %d", i, w, s.wantWaiters)
-			}
+			tb.Complete(calls[s.complete])
 		}
 	}
 	return tb
@@ -65,43 +54,31 @@ func TestTableScripts(t *testing.T) {
 			{join: "a", wantCall: "#1"},
 			{join: "b", wantLeader: true, wantCall: "#2"},
 			{join: "a", wantCall: "#1"},
-			{complete: "#1", wantWaiters: 3},
+			{complete: "#1"},
 			{join: "a", wantLeader: true, wantCall: "#3"},
-			{complete: "#2", wantWaiters: 1},
+			{complete: "#2"},
+			{complete: "#3"},
 		}},
-		{"waiters that abort do not cancel the others; the last one does", coalesce.Policy{}, []step{
+		{"a call every caller left is completed: the same request starts afresh", coalesce.Policy{}, []step{
 			{join: "a", wantLeader: true, wantCall: "#1"},
 			{join: "a", wantCall: "#1"},
-			{join: "a", wantCall: "#1"},
-			{leave: "#1", wantWaiters: 2}, // the leader aborted: the request goes on
-			{leave: "#1", wantWaiters: 1},
-			{leave: "#1", wantCancel: true, wantWaiters: 0},
+			{complete: "#1"},
 			{join: "a", wantLeader: true, wantCall: "#2"}, // not the cancelled one
-			{complete: "#1", wantWaiters: 0},              // late: changes nothing
+			{complete: "#1"},                              // late: changes nothing
 			{join: "a", wantCall: "#2"},
-		}},
-		{"a single caller's abort cancels, as with plain fetch", coalesce.Policy{}, []step{
-			{join: "a", wantLeader: true, wantCall: "#1"},
-			{leave: "#1", wantCancel: true, wantWaiters: 0},
-		}},
-		{"finish abandoned: the call runs on and stays joinable", coalesce.Policy{FinishAbandoned: true}, []step{
-			{join: "a", wantLeader: true, wantCall: "#1"},
-			{leave: "#1", wantWaiters: 0},
-			{leave: "#1", wantWaiters: 0}, // one leave too many: no effect
-			{join: "a", wantCall: "#1"},
-			{complete: "#1", wantWaiters: 1},
+			{complete: "#2"},
 		}},
 		{"disabled: every caller leads", coalesce.Policy{Disabled: true}, []step{
 			{join: "a", wantLeader: true, wantCall: "#1"},
 			{join: "a", wantLeader: true, wantCall: "#2"},
-			{complete: "#1", wantWaiters: 1},
-			{leave: "#2", wantCancel: true, wantWaiters: 0},
+			{complete: "#1"},
+			{complete: "#2"},
 		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if tb := runTable(t, tt.p, tt.steps); tb.Len() > 1 {
-				t.Fatalf("%d calls left in flight", tb.Len())
+			if tb := runTable(t, tt.p, tt.steps); tb.InFlight() != 0 {
+				t.Fatalf("%d calls left in flight", tb.InFlight())
 			}
 		})
 	}
@@ -119,7 +96,8 @@ func TestFiftyParallelGETsMakeOneRequest(t *testing.T) {
 			leaders++
 		}
 	}
-	if leaders != 1 || tb.Complete(id) != 50 || tb.Len() != 0 {
+	tb.Complete(id)
+	if leaders != 1 || tb.InFlight() != 0 {
 		t.Fatalf("leaders = %d, want 1 call answering 50 waiters", leaders)
 	}
 }

@@ -16,13 +16,13 @@ func Example() {
 	id, leader := t.Join(key) // the first caller sends the request
 	_, joined := t.Join(key)  // a second one waits for it
 	fmt.Println(id, leader, !joined)
-	fmt.Println("cancel:", t.Leave(id)) // one caller aborts: the other still waits
-	fmt.Println("clone for", t.Complete(id), "waiter")
+	t.Complete(id)          // the answer came: the glue clones it for each waiter
+	_, again := t.Join(key) // the next caller starts a fresh request
+	fmt.Println("after complete, leader:", again)
 	// Output:
 	// GET https://app.example/api/me
 	// accept: application/json
 	// authorization: #833ff71639a34770
 	// 1 true true
-	// cancel: false
-	// clone for 1 waiter
+	// after complete, leader: true
 }

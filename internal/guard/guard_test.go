@@ -34,7 +34,7 @@ type step struct {
 	ra      string // Retry-After
 	cc      string // Cache-Control
 	wantOut *guard.Outcome
-	store   int64 // after a finish that wants the body: store this many bytes
+	store   int64  // after a finish that wants the body: store this many bytes
 	final   string // the response's URL after redirects
 	abort   string
 	cancel  bool // what abort must say
