@@ -1,10 +1,12 @@
 package guard_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/gatewaycircuit/gatewaycircuit/internal/circuit"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/guard"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/idempotency"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/metrics"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/store"
 )
@@ -36,6 +38,7 @@ type step struct {
 	wantOut *guard.Outcome
 	store   int64  // after a finish that wants the body: store this many bytes
 	final   string // the response's URL after redirects
+	headers string // the Begin's header block (request headers and :options)
 	abort   string
 	cancel  bool // what abort must say
 	clear   bool
@@ -64,7 +67,7 @@ func run(t *testing.T, p guard.Policy, steps []step) {
 				m = "GET"
 			}
 			for k := 0; k < max(s.n, 1); k++ {
-				a := g.Begin(now, m, s.begin, "")
+				a := g.Begin(now, m, s.begin, s.headers)
 				if a.Kind != s.want {
 					t.Fatalf("step %d (#%d): Begin = %+v, want kind %d", i, k, a, s.want)
 				}
@@ -213,6 +216,15 @@ func TestGuardScripts(t *testing.T) {
 			{finish: "a", status: 502, final: "http://elsewhere.test/x", wantOut: &guard.Outcome{}},
 			{begin: users, want: guard.Send},
 		}},
+		{"requests share a flight only when every option that can change the answer is equal", guard.Policy{Circuit: scope}, []step{
+			{begin: users, want: guard.Send},
+			{begin: users, headers: ":mode: no-cors\n", want: guard.Send},
+			{begin: users, headers: ":redirect: manual\n", want: guard.Send},
+			{begin: users, headers: ":credentials: omit\n", want: guard.Send},
+			{begin: users, headers: ":credentials: omit\n", want: guard.Join},
+			{begin: users, headers: "authorization: Bearer b\n", want: guard.Send},
+			{begin: users, want: guard.Join},
+		}},
 		{"an opaque answer is an answer, not a failure", guard.Policy{Circuit: scope}, []step{
 			{begin: users, want: guard.Send, as: "a"},
 			{finish: "a", status: guard.StatusOpaque, wantOut: &guard.Outcome{}},
@@ -350,4 +362,26 @@ func TestACooldownSurvivesAReload(t *testing.T) {
 func metricOf(g *guard.Guard, c metrics.Counter) uint64 {
 	m := g.Metrics()
 	return m.Get(c)
+}
+
+// A mutation's operation never refuses a URL for its length, and keeps no query.
+func TestOperation(t *testing.T) {
+	long := "http://app.test/api/orders?token=secret&x=" + strings.Repeat("y", 3000)
+	op := guard.Operation("POST", long)
+	if len(op) > 600 || strings.Contains(op, "secret") {
+		t.Fatalf("operation %q", op)
+	}
+	if guard.Operation("POST", long+"z") == op {
+		t.Fatal("two URLs, one operation")
+	}
+	if got := guard.Operation("PUT", "http://app.test/api/a?k=1"); strings.Contains(got, "k=1") || !strings.HasPrefix(got, "PUT http://app.test/api/a?#") {
+		t.Fatalf("operation %q", got)
+	}
+	if got := guard.Operation("DELETE", "http://app.test/api/a"); got != "DELETE http://app.test/api/a" {
+		t.Fatalf("operation %q", got)
+	}
+	l, _ := idempotency.New(idempotency.Policy{}, store.NewMemory())
+	if _, err := l.Submit(0, op, "", []byte("{}"), [16]byte{1}); err != nil {
+		t.Fatalf("the ledger refuses the operation of a long URL: %v", err)
+	}
 }

@@ -32,6 +32,8 @@ export interface Environment {
   /** The base URL relative request URLs resolve against (document.baseURI). */
   baseUrl: () => string;
   now?: () => number;
+  /** Starts the engine (default: loadEngine of the wasm); tests pass a fake one. */
+  start?: (attributes: string) => Promise<{ engine: Engine; options: string }>;
 }
 
 const noop = () => {};
@@ -304,7 +306,11 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
   }
 
   const ready: Promise<void> = (
-    o.wasmUrl ? loadEngine(o.wasmUrl, attributesText(data, o), nativeFetch) : Promise.reject(new Error("no wasm configured"))
+    env.start
+      ? env.start(attributesText(data, o))
+      : o.wasmUrl
+        ? loadEngine(o.wasmUrl, attributesText(data, o), nativeFetch)
+        : Promise.reject(new Error("no wasm configured"))
   ).then(
     ({ engine: e, options: frame }) => {
       const go = readGoOptions(frame, o);

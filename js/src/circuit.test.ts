@@ -1,0 +1,162 @@
+// The facade's jobs against a scripted engine and a recording fetch: no
+// browser, no wasm. Each test is a defect that once lived here.
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { FakeEngine, Kind, Quiet, type Script } from "../test/fake-engine.js";
+import { createGatewayCircuit } from "./circuit.js";
+import { readOptions } from "./config.js";
+
+const base = "http://app.test/page";
+
+/** A fetch that records each call and answers when the test says so; it honours the signal like fetch. */
+function recordingFetch() {
+  const sent: { url: string; method: string; body: string | null; answer(res: Response): void; fail(e: unknown): void }[] = [];
+  const fetchFn = ((input: RequestInfo | URL, init?: RequestInit) =>
+    new Promise<Response>((resolve, reject) => {
+      const req = new Request(typeof input === "string" ? new URL(input, base).href : input instanceof URL ? input.href : input, init); // rejects what fetch rejects
+      if (req.signal.aborted) return reject(req.signal.reason);
+      req.signal.addEventListener("abort", () => reject(req.signal.reason));
+      void (req.body ? req.text() : Promise.resolve(null)).then((body) =>
+        sent.push({ url: req.url, method: req.method, body, answer: resolve, fail: reject }),
+      );
+    })) as typeof fetch;
+  return { fetchFn, sent };
+}
+
+async function facade(script: Script, attrs: Record<string, string> = {}) {
+  const engine = new FakeEngine(script);
+  const { fetchFn, sent } = recordingFetch();
+  const { options } = readOptions({ wasm: "/m.wasm", scope: "/api/", ...attrs }, base);
+  const gc = createGatewayCircuit(options, {
+    fetch: fetchFn,
+    storage: null,
+    baseUrl: () => base,
+    start: async () => ({ engine, options: "" }),
+  });
+  await gc.ready;
+  return { gc, engine, sent };
+}
+
+const until = async (f: () => boolean) => {
+  for (let i = 0; i < 200 && !f(); i++) await new Promise((r) => setTimeout(r, 1));
+  assert.ok(f(), "timed out");
+};
+
+test("abort then refetch of the same URL gets a fresh answer (StrictMode, TanStack cancel-then-refetch)", async () => {
+  const { gc, sent } = await facade({ quiet: Quiet.Idle | Quiet.Coalesce });
+  const ac = new AbortController();
+  const first = gc.fetch("/api/me", { signal: ac.signal });
+  ac.abort();
+  await assert.rejects(first, { name: "AbortError" });
+  const second = gc.fetch("/api/me");
+  await until(() => sent.length === 2);
+  sent[1]!.answer(new Response("fresh"));
+  assert.equal(await (await second).text(), "fresh");
+});
+
+test("joiners keep their answer when the leader aborts during a 429 wait; Go hears no abort", async () => {
+  let n = 0;
+  const { gc, engine, sent } = await facade({
+    begin: () => (n++ === 0 ? { kind: Kind.Send, flight: 9 } : { kind: Kind.Join, flight: 9 }),
+    finish: (_t, status) => (status === 429 ? { retry: true, waitMs: 30 } : {}),
+  });
+  const leader = new AbortController();
+  const lp = gc.fetch("/api/x", { headers: { a: "1" }, signal: leader.signal });
+  const jp = gc.fetch("/api/x", { headers: { a: "1" } });
+  await until(() => sent.length === 1);
+  sent[0]!.answer(new Response("", { status: 429, headers: { "retry-after": "1" } }));
+  await new Promise((r) => setTimeout(r, 5));
+  leader.abort();
+  await assert.rejects(lp, { name: "AbortError" });
+  await until(() => sent.length === 2);
+  sent[1]!.answer(new Response("after the wait"));
+  assert.equal(await (await jp).text(), "after the wait");
+  assert.ok(!engine.calls.some((c) => c.startsWith("abort")), engine.calls.join(", "));
+});
+
+test("a mutation that is the half-open probe releases the requests waiting for it", async () => {
+  let n = 0;
+  const { gc, sent } = await facade({
+    begin: (method) => (method === "POST" ? { kind: Kind.Send, probe: 7 } : n++ === 0 ? { kind: Kind.Wait, flight: 7, waitMs: 30_000 } : { kind: Kind.Send }),
+  });
+  const post = gc.fetch("/api/orders", { method: "POST", body: "{}" });
+  const get = gc.fetch("/api/list", { headers: { a: "1" } });
+  await until(() => sent.length === 1);
+  sent[0]!.answer(new Response("created", { status: 201 }));
+  assert.equal((await post).status, 201);
+  await until(() => sent.length === 2);
+  sent[1]!.answer(new Response("list"));
+  assert.equal(await (await get).text(), "list");
+});
+
+test("out-of-scope requests are untouched on the quiet path: never coalesced", async () => {
+  const { gc, sent } = await facade({ quiet: Quiet.Idle | Quiet.Coalesce });
+  const ps = [1, 2, 3, 4].map(() => gc.fetch("http://elsewhere.test/x"));
+  await until(() => sent.length === 4);
+  for (const s of sent) s.answer(new Response("x"));
+  await Promise.all(ps);
+});
+
+test("a pre-aborted signal sends nothing and rejects with its reason", async () => {
+  const { gc, engine, sent } = await facade({});
+  const reason = new DOMException("stop", "AbortError");
+  await assert.rejects(gc.fetch("/api/x", { signal: AbortSignal.abort(reason) }), (e) => e === reason);
+  await assert.rejects(gc.fetch("/api/x", { method: "POST", body: "{}", signal: AbortSignal.abort(reason) }), (e) => e === reason);
+  await new Promise((r) => setTimeout(r, 5));
+  assert.equal(sent.length, 0);
+  assert.deepEqual(engine.calls, [], "nothing was decided");
+});
+
+test("what fetch rejects is a rejected promise, never a synchronous throw", async () => {
+  const { gc } = await facade({});
+  const calls = [
+    () => gc.fetch("/api/x", { headers: { b: "b\nc" } }),
+    () => gc.fetch("/api/x", { headers: 5 as unknown as HeadersInit }),
+    () => gc.fetch({ toString: () => { throw new Error("no") } } as unknown as string),
+    () => gc.fetch("http://[bad/"),
+  ];
+  for (const call of calls) {
+    let p: Promise<Response> | undefined;
+    assert.doesNotThrow(() => {
+      p = call();
+    });
+    await assert.rejects(p!);
+  }
+});
+
+test("a Request's body is sent again on a retry after a 429", async () => {
+  const { gc, sent } = await facade(
+    { finish: (_t, status) => (status === 429 ? { retry: true, waitMs: 1 } : {}) },
+    { idempotency: "off" },
+  );
+  const p = gc.fetch(new Request("http://app.test/api/orders", { method: "POST", body: '{"n":1}' }));
+  await until(() => sent.length === 1);
+  sent[0]!.answer(new Response("", { status: 429, headers: { "retry-after": "1" } }));
+  await until(() => sent.length === 2);
+  assert.equal(sent[1]!.body, '{"n":1}');
+  sent[1]!.answer(new Response("ok", { status: 201 }));
+  assert.equal((await p).status, 201);
+});
+
+test("an opaque answer is reported as such, not as a failure", async () => {
+  const { gc, engine, sent } = await facade({});
+  const p = gc.fetch("/api/x", { mode: "no-cors" });
+  await until(() => sent.length === 1);
+  const opaque = Response.error(); // type "error": status 0, like an opaque answer to the page
+  Object.defineProperty(opaque, "type", { value: "opaque" });
+  sent[0]!.answer(opaque);
+  await p;
+  assert.ok(engine.calls.includes("finish 1 -1"), engine.calls.join(", "));
+});
+
+test("metrics count what went to the network, the quiet path included", async () => {
+  const { gc, sent } = await facade({ quiet: Quiet.Idle | Quiet.Coalesce });
+  const ps = [gc.fetch("/api/a"), gc.fetch("/api/a"), gc.fetch("/api/b")];
+  await until(() => sent.length === 2);
+  for (const s of sent) s.answer(new Response("x"));
+  await Promise.all(ps);
+  const m = gc.metrics();
+  assert.equal(m.network, 2);
+  assert.equal(m.coalesced, 1);
+});

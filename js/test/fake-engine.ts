@@ -1,0 +1,95 @@
+// A scripted stand-in for the Go engine, for testing the shim's jobs without
+// a browser or a wasm: each test says what Go would decide.
+
+import { Kind, Quiet } from "../src/abi.gen.js";
+import type { Answer, Engine, Outcome, Submission } from "../src/engine.js";
+
+export interface Script {
+  quiet?: number;
+  begin?: (method: string, url: string, headers: string) => Partial<Answer>;
+  finish?: (ticket: number, status: number, finalUrl: string) => Partial<Outcome>;
+  idemBegin?: () => Partial<Submission>;
+}
+
+export class FakeEngine implements Engine {
+  readonly calls: string[] = [];
+  private nextTicket = 1;
+  exited = new Promise<void>(() => {});
+  constructor(public script: Script = {}) {}
+
+  quiet() {
+    return this.script.quiet ?? 0;
+  }
+  adopt(url: string) {
+    this.calls.push(`adopt ${url}`);
+    return this.nextTicket++;
+  }
+  begin(_now: number, method: string, url: string, headers: string): Answer {
+    this.calls.push(`begin ${method} ${url}`);
+    const a = this.script.begin?.(method, url, headers) ?? {};
+    return {
+      kind: Kind.Send,
+      changed: false,
+      ticket: this.nextTicket++,
+      flight: 0,
+      until: 0,
+      status: 0,
+      copyId: 0,
+      ageMs: 0,
+      storedAtMs: 0,
+      probe: 0,
+      waitMs: 30_000,
+      ...a,
+    };
+  }
+  finish(_now: number, ticket: number, status: number, _ra: string, _cc: string, finalUrl: string): Outcome {
+    this.calls.push(`finish ${ticket} ${status}`);
+    return { changed: false, retry: false, wantBody: false, serve: false, waitMs: 0, copyId: 0, ageMs: 0, storedAtMs: 0, ...this.script.finish?.(ticket, status, finalUrl) };
+  }
+  observe() {
+    return false;
+  }
+  store() {
+    return 0;
+  }
+  dropped() {
+    return [];
+  }
+  idemBegin(): Submission {
+    this.calls.push("idemBegin");
+    return { code: 1, action: "POST /x\nk1", header: '"k1"', message: "", ...this.script.idemBegin?.() };
+  }
+  idemFinish(_now: number, action: string, status: number) {
+    this.calls.push(`idemFinish ${action.replace("\n", " ")} ${status}`);
+  }
+  abort(ticket: number) {
+    this.calls.push(`abort ${ticket}`);
+    return true;
+  }
+  arm() {
+    return 0;
+  }
+  clear() {
+    return 0;
+  }
+  read() {
+    return 0;
+  }
+  until() {
+    return 0;
+  }
+  status() {
+    return 0;
+  }
+  metric() {
+    return 0;
+  }
+  message() {
+    return "";
+  }
+  memoryBytes() {
+    return 0;
+  }
+}
+
+export { Kind, Quiet };
