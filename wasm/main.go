@@ -279,6 +279,17 @@ func gcRead(nowMs float64) int32 {
 	return changed(v)
 }
 
+//go:wasmexport gc_reload
+func gcReload(nowMs float64) int32 {
+	defer settle()
+	if g == nil {
+		return 0
+	}
+	v := g.Breaker().Version()
+	g.Reload(int64(nowMs))
+	return changed(v)
+}
+
 //go:wasmexport gc_until
 func gcUntil() float64 {
 	if g == nil {

@@ -63,6 +63,7 @@ var Exports = []Export{
 	{"gc_arm", []Param{{"now", "f64"}, {"status", "i32"}, {"ttlMs", "f64"}}, "i32", "Arms the circuit (ttlMs 0: the policy's TTL); flags, or CodeBadArm with the message in the buffer."},
 	{"gc_clear", nil, "i32", "The user's retry: flags."},
 	{"gc_read", []Param{{"now", "f64"}}, "i32", "Expires the circuit if its time is up: flags."},
+	{"gc_reload", []Param{{"now", "f64"}}, "i32", "Reads the circuit and the pauses from storage again (a page restored from the back/forward cache): flags."},
 	{"gc_until", nil, "f64", "The circuit's deadline (0: closed)."},
 	{"gc_status", nil, "i32", "The status that armed the circuit (0: closed)."},
 	{"gc_metric", []Param{{"i", "i32"}}, "f64", "Counter i, in Metrics order."},

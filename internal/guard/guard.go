@@ -184,6 +184,17 @@ func (g *Guard) Metrics() metrics.Set {
 
 // Load restores the stored circuit (page start).
 func (g *Guard) Load(nowMs int64) circuit.State {
+	s := g.Reload(nowMs)
+	if g.ledger != nil {
+		g.ledger.Load(nowMs) // pending actions of the page that is gone are failed: retry with their keys
+	}
+	return s
+}
+
+// Reload reads the circuit and the 429 pauses from the store again: the
+// page came back from the back/forward cache, and another page of the tab
+// may have armed or cleared them meanwhile.
+func (g *Guard) Reload(nowMs int64) circuit.State {
 	s := g.breaker.Load(nowMs)
 	g.syncGate()
 	// A pause the server asked for survives F5 too.
@@ -191,9 +202,6 @@ func (g *Guard) Load(nowMs int64) circuit.State {
 		g.cooldown.Restore(raw, nowMs)
 	}
 	g.cooldownSeen = g.cooldown.Version()
-	if g.ledger != nil {
-		g.ledger.Load(nowMs) // pending actions of the page that is gone are failed: retry with their keys
-	}
 	return s
 }
 

@@ -40,6 +40,8 @@ export interface Exports {
   gc_clear(): number;
   /** Expires the circuit if its time is up: flags. */
   gc_read(now: number): number;
+  /** Reads the circuit and the pauses from storage again (a page restored from the back/forward cache): flags. */
+  gc_reload(now: number): number;
   /** The circuit's deadline (0: closed). */
   gc_until(): number;
   /** The status that armed the circuit (0: closed). */

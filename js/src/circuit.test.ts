@@ -24,7 +24,7 @@ function recordingFetch() {
   return { fetchFn, sent };
 }
 
-async function facade(script: Script, attrs: Record<string, string> = {}) {
+async function facade(script: Script, attrs: Record<string, string> = {}, started?: Promise<void>) {
   const engine = new FakeEngine(script);
   const { fetchFn, sent } = recordingFetch();
   const { options } = readOptions({ wasm: "/m.wasm", scope: "/api/", ...attrs }, base);
@@ -32,9 +32,12 @@ async function facade(script: Script, attrs: Record<string, string> = {}) {
     fetch: fetchFn,
     storage: null,
     baseUrl: () => base,
-    start: async () => ({ engine, options: "" }),
+    start: async () => {
+      await started;
+      return { engine, options: "" };
+    },
   });
-  await gc.ready;
+  if (!started) await gc.ready;
   return { gc, engine, sent };
 }
 
@@ -159,4 +162,18 @@ test("metrics count what went to the network, the quiet path included", async ()
   const m = gc.metrics();
   assert.equal(m.network, 2);
   assert.equal(m.coalesced, 1);
+});
+
+test("a mutation made before the wasm runs waits for it, and gets its key from Go", async () => {
+  let start!: () => void;
+  const { gc, engine, sent } = await facade({}, {}, new Promise<void>((r) => (start = r)));
+  const post = gc.fetch("/api/orders", { method: "POST", body: '{"n":1}' });
+  const get = gc.fetch("/api/list");
+  await until(() => sent.length === 1);
+  assert.equal(sent[0]!.url, "http://app.test/api/list", "a GET does not wait");
+  start();
+  await until(() => sent.length === 2);
+  assert.ok(engine.calls.includes("idemBegin"), engine.calls.join(", "));
+  for (const s of sent) s.answer(new Response("ok"));
+  await Promise.all([post, get]);
 });

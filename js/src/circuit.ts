@@ -38,6 +38,9 @@ export interface Environment {
 
 const noop = () => {};
 
+/** How long a mutation made before the wasm runs waits for it. */
+const HOLD_MS = 3000;
+
 /**
  * The facade over options `o` (the pre-ready reader's view of `data`, the
  * script tag's attributes, which Go reads again and owns once it runs).
@@ -53,10 +56,19 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
   let lastError: Error | null = null;
   let solo = 0; // names quiet-path flights that are not shared
   let options = freeze(o);
+  let warnedHold = false;
 
   const mirror = new StateMirror(now, () => read());
   const gate = new Gate(storage, o.scope, o.maxTtlMs, now());
   mirror.set(gate.stored);
+
+  /** The page came back from the back/forward cache: another page of the tab may have armed or cleared meanwhile. */
+  function reload() {
+    const stored = gate.load(now());
+    const r = call((e) => e.reload(now()));
+    if (r !== null) call(syncFromEngine);
+    else mirror.set(stored);
+  }
 
   const core: Core = {
     fetch: nativeFetch,
@@ -141,7 +153,7 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
         const release = () => releaseProbe(a.probe);
         if (o.idempotency && MUTATIONS.has(req.method)) return sendMutation(core, flights, a.ticket, req, input, init, release);
         const key = a.flight ? `g${a.flight}` : `t${a.ticket}`;
-        const flight = flights.open(key, () => call((e) => e.abort(a.ticket)));
+        const flight = flights.open(key, () => call((e) => e.abort(a.ticket)), req.signal !== undefined);
         const p = flight.add(req.signal);
         void send(core, flight, { ticket: a.ticket, input, init, req }).then(() => {
           flights.close(key, flight);
@@ -185,7 +197,7 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
     }
     const plan = { ticket: 0, input, init, req };
     const own = coalesce ? key : `s${++solo}`;
-    const flight = flights.open(own, () => plan.ticket && call((e) => e.abort(plan.ticket)));
+    const flight = flights.open(own, () => plan.ticket && call((e) => e.abort(plan.ticket)), req.signal !== undefined);
     const p = flight.add(req.signal);
     void send(core, flight, plan).then(() => flights.close(own, flight));
     return p;
@@ -205,6 +217,9 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
         core.counts.cooledDown++;
         return Promise.resolve(synthetic("cooldown", d.until, 429, now()));
     }
+    // A mutation waits for Go (bounded): its Idempotency-Key must be the one
+    // a retry after F5 reuses, and only Go's ledger knows it.
+    if (status === "loading" && o.idempotency && MUTATIONS.has(req.method)) return holdUntilReady(req, input, init);
     core.counts.network++;
     const p = nativeFetch(input, init);
     // Once Go runs, it learns how this went, without making the caller wait.
@@ -217,6 +232,38 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
       );
     }
     return p;
+  }
+
+  /** Holds a mutation until the wasm runs (at most HOLD_MS), then sends it through Go, or as it is. */
+  function holdUntilReady(req: Described, input: RequestInfo | URL, init: RequestInit | undefined): Promise<Response> {
+    const signal = req.signal;
+    return new Promise<Response>((resolve, reject) => {
+      let done = false;
+      const go = () => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+        if (status !== "ready" && !warnedHold) {
+          warnedHold = true;
+          console.warn(`[gatewaycircuit] the wasm was not ready within ${HOLD_MS} ms: a mutation was sent without an Idempotency-Key`);
+        }
+        if (status === "ready") guardedFetch(input, init).then(resolve, reject);
+        else {
+          core.counts.network++;
+          nativeFetch(input, init).then(resolve, reject);
+        }
+      };
+      const onAbort = () => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        reject(signal!.reason);
+      };
+      const timer = setTimeout(go, HOLD_MS);
+      signal?.addEventListener("abort", onAbort, { once: true });
+      ready.then(go, go);
+    });
   }
 
   /** Half-open: wait for the probe to end (at most waitMs), then decide again. */
@@ -359,8 +406,12 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
     get options() {
       return options;
     },
-  };
+    [RELOAD]: reload,
+  } as GatewayCircuit;
 }
+
+/** The script tag calls it on pageshow with persisted; not part of the public API. */
+export const RELOAD = Symbol.for("gatewaycircuit.reload");
 
 function freeze(o: ResolvedOptions): Readonly<ResolvedOptions> {
   return Object.freeze({ ...o, scope: Object.freeze([...o.scope]) as string[], tripStatuses: Object.freeze([...o.tripStatuses]) as number[] });

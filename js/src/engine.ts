@@ -70,6 +70,8 @@ export interface Engine {
   arm(now: number, status: number, ttlMs: number): number;
   clear(): number;
   read(now: number): number;
+  /** Reads the circuit and the pauses from storage again; flags. */
+  reload(now: number): number;
   until(): number;
   status(): number;
   metric(i: number): number;
@@ -242,6 +244,7 @@ export function bind(
     arm: (now, status, ttlMs) => ex.gc_arm(now, status, ttlMs),
     clear: () => ex.gc_clear(),
     read: (now) => ex.gc_read(now),
+    reload: (now) => ex.gc_reload(now),
     until: () => ex.gc_until(),
     status: () => ex.gc_status(),
     metric: (i) => ex.gc_metric(i),

@@ -6,7 +6,9 @@
 // table at once, and the same request made again starts afresh).
 //
 // The request runs on the flight's own AbortController, never on a caller's
-// signal: a leader who aborts must not take the answer from the others.
+// signal: a leader who aborts must not take the answer from the others. A
+// flight whose first caller has no signal can never be emptied, so it runs
+// with no signal at all.
 
 import { abortReason } from "./request.js";
 
@@ -21,15 +23,37 @@ interface Member {
 }
 
 export class Flight {
-  /** The network request's signal: aborted when every caller left. */
-  readonly controller = new AbortController();
+  private ctl: AbortController | null = null;
   private readonly members = new Set<Member>();
   /** Callers holding the answer whose signal can still abort its body. */
   private holders = 0;
   private done = false;
 
-  /** `abandoned` runs once, when the last caller leaves before the answer. */
-  constructor(private readonly abandoned: () => void) {}
+  /**
+   * `abandoned` runs once, when the last caller leaves before the answer.
+   * `cancellable` is false when the first caller has no signal: nobody can
+   * then empty the flight, and the request needs no signal of its own (the
+   * common case costs no AbortController).
+   */
+  constructor(
+    private readonly abandoned: () => void,
+    readonly cancellable = true,
+  ) {}
+
+  /** The network request's signal (aborted when every caller left), or undefined when it cannot be cancelled. */
+  get signal(): AbortSignal | undefined {
+    if (!this.cancellable) return undefined;
+    return (this.ctl ??= new AbortController()).signal;
+  }
+
+  /** For tests: whether the network request was cancelled. */
+  get cancelled(): boolean {
+    return this.ctl?.signal.aborted ?? false;
+  }
+
+  private cancel(reason: unknown): void {
+    (this.ctl ??= new AbortController()).abort(reason);
+  }
 
   /** True once the answer (or failure) was handed out, or everyone left. */
   get settled(): boolean {
@@ -84,12 +108,12 @@ export class Flight {
       if (this.members.size === 0) {
         this.done = true;
         this.abandoned();
-        this.controller.abort(signal.reason);
+        this.cancel(signal.reason);
       }
       return;
     }
     // After the answer: the body is still streaming to this caller.
-    if (--this.holders === 0) this.controller.abort(signal.reason);
+    if (--this.holders === 0) this.cancel(signal.reason);
   }
 }
 
@@ -106,11 +130,11 @@ export class FlightTable {
   }
 
   /** A new flight under key; it leaves the table when it settles or is abandoned. */
-  open(key: string, abandoned: () => void): Flight {
+  open(key: string, abandoned: () => void, cancellable = true): Flight {
     const f = new Flight(() => {
       this.close(key, f);
       abandoned();
-    });
+    }, cancellable);
     this.byKey.set(key, f);
     return f;
   }

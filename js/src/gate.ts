@@ -23,23 +23,28 @@ export function serviceOf(url: string, scope: readonly string[]): string {
 }
 
 export class Gate {
-  private readonly pauses: Pause[];
+  private pauses: Pause[] = [];
+  /** The circuit as last read from storage (the state before Go runs). */
+  stored: CircuitState | null = null;
 
   constructor(
     private readonly storage: StorageLike | null,
     private readonly scope: readonly string[],
-    maxTtlMs: number,
+    private readonly maxTtlMs: number,
     now: number,
   ) {
-    this.pauses = readPauses(readRaw(storage, COOLDOWN_KEY), now);
-    const r = restore(readRaw(storage), now, maxTtlMs);
-    if (r.action === "remove") writeRaw(storage, null);
-    if (r.action === "rewrite" && r.state) writeRaw(storage, toPayload(r.state));
-    this.stored = r.state;
+    this.load(now);
   }
 
-  /** The circuit read at start (the state before Go runs). */
-  readonly stored: CircuitState | null;
+  /** Reads the circuit and the pauses from storage (at start, and when the page is restored from the back/forward cache). */
+  load(now: number): CircuitState | null {
+    this.pauses = readPauses(readRaw(this.storage, COOLDOWN_KEY), now);
+    const r = restore(readRaw(this.storage), now, this.maxTtlMs);
+    if (r.action === "remove") writeRaw(this.storage, null);
+    if (r.action === "rewrite" && r.state) writeRaw(this.storage, toPayload(r.state));
+    this.stored = r.state;
+    return r.state;
+  }
 
   /** The decision for a request to `url`, given the circuit's state at `now`. */
   decide(url: string, state: CircuitState | null, now: number): GateAnswer {

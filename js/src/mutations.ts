@@ -56,7 +56,7 @@ export async function sendMutation(
   const given = givenKey(req.headers);
   const sub = body && core.call((e) => e.idemBegin(core.now(), req.method, req.url, req.headers, given, body));
   const plain = () => {
-    const flight = flights.open(`t${ticket}`, () => core.call((e) => e.abort(ticket)));
+    const flight = flights.open(`t${ticket}`, () => core.call((e) => e.abort(ticket)), req.signal !== undefined);
     const p = flight.add(req.signal);
     void send(core, flight, { ticket, input, init, req }).then(() => {
       flights.close(`t${ticket}`, flight);
@@ -89,7 +89,7 @@ export async function sendMutation(
   }
   const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
   if (!given) headers.set("idempotency-key", sub.header); // the caller's own key is sent verbatim
-  const flight = flights.open(key, () => core.call((e) => e.abort(ticket)));
+  const flight = flights.open(key, () => core.call((e) => e.abort(ticket)), req.signal !== undefined);
   const p = flight.add(req.signal);
   void send(core, flight, { ticket, input, init: { ...init, headers }, req }).then((res) => {
     flights.close(key, flight);

@@ -41,8 +41,9 @@ export function statusOf(res: Response): number {
  * for steps that record it (mutations).
  */
 export function send(core: Core, flight: Flight, plan: Plan): Promise<Response | null> {
-  const signal = flight.controller.signal;
+  const signal = flight.signal;
   const { req } = plan;
+  const init = signal ? { ...plan.init, signal } : plan.init;
   let answer: Response | null = null;
 
   const report = (res: Response | null): Outcome | null => {
@@ -67,10 +68,10 @@ export function send(core: Core, flight: Flight, plan: Plan): Promise<Response |
     // A Request's body can be read once: every send gets its own clone.
     const input = req.requestBody ? (plan.input as Request).clone() : plan.input;
     core.counts.network++;
-    return core.fetch(input, { ...plan.init, signal }).then(
+    return core.fetch(input, init).then(
       (res) => {
         const out = report(res);
-        if (out?.retry && !req.oneShotBody && !signal.aborted) {
+        if (out?.retry && !req.oneShotBody && !signal?.aborted) {
           // A short Retry-After on a 429: wait (the flight's abort cancels), then once more.
           void res.body?.cancel().catch(noop);
           return delay(out.waitMs, signal).then(() => {
@@ -96,7 +97,7 @@ export function send(core: Core, flight: Flight, plan: Plan): Promise<Response |
       },
       (err: unknown) => {
         // Abandoned by every caller: Go was told when the last one left.
-        if (signal.aborted) throw err;
+        if (signal?.aborted) throw err;
         const served = stale(report(null));
         if (served) return served;
         throw err;
@@ -119,8 +120,9 @@ export function send(core: Core, flight: Flight, plan: Plan): Promise<Response |
 const noop = () => {};
 
 /** Resolves after ms, or rejects when signal aborts first. */
-function delay(ms: number, signal: AbortSignal): Promise<void> {
+function delay(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
+    if (!signal) return void setTimeout(resolve, ms);
     if (signal.aborted) return reject(signal.reason);
     const onAbort = () => {
       clearTimeout(t);

@@ -5,7 +5,7 @@
 
 import "./goruntime.js"; // first: it records the page's globals before wasm_exec.js runs
 import "../../build/wasm_exec.js";
-import { createGatewayCircuit } from "./circuit.js";
+import { RELOAD, createGatewayCircuit } from "./circuit.js";
 import { type DataAttributes, readOptions } from "./config.js";
 import { takeGoGlobals } from "./goruntime.js";
 import { sessionStorageOf } from "./storage.js";
@@ -27,7 +27,17 @@ if (!g.gatewayCircuit) {
   for (const p of problems) console.warn(`[gatewaycircuit] ${p}`);
   g.gatewayCircuit = createGatewayCircuit(
     options,
-    { fetch: globalThis.fetch.bind(globalThis), storage: sessionStorageOf(globalThis), baseUrl: () => document.baseURI },
+    {
+      fetch: globalThis.fetch.bind(globalThis),
+      storage: sessionStorageOf(globalThis),
+      baseUrl: () => document.baseURI,
+      // A monotonic clock: a wall clock set back by an hour must not hold the circuit for an hour.
+      now: () => Math.floor(performance.timeOrigin + performance.now()),
+    },
     data,
   );
+  // A page restored by Back/Forward keeps its memory: the stored state is read again.
+  addEventListener("pageshow", (e) => {
+    if (e.persisted) (g.gatewayCircuit as unknown as Record<symbol, () => void>)[RELOAD]?.();
+  });
 }

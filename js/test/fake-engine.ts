@@ -75,6 +75,9 @@ export class FakeEngine implements Engine {
   read() {
     return 0;
   }
+  reload() {
+    return 0;
+  }
   until() {
     return 0;
   }
