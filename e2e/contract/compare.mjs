@@ -26,14 +26,32 @@ function client(o) {
   return out;
 }
 
+/**
+ * Where native rejected an abort with a plain AbortError (WebKit does) and the
+ * module with the signal's reason (what the standard and the other engines
+ * give), the module is right: its error is compared as if it were native's.
+ */
+function reasonOverAbortError(a, b, notes, prefix) {
+  const fix = (x, y, where) => {
+    if (x && y && x.isReason === false && x.errName === "AbortError" && y.isReason === true) {
+      notes.push(`${prefix}${where}the signal's reason where native gave an AbortError`);
+      y.errName = x.errName;
+      y.isReason = false;
+    }
+  };
+  fix(a, b, "");
+  if (a?.body?.error && b?.body?.error) fix(a.body.error, b.body.error, "body: ");
+}
+
 /** The differing client-visible fields, in the order a reader cares about. */
 export function clientDiffs(n, m, prefix = "", notes = []) {
   const a = client(n);
   const b = client(m);
+  reasonOverAbortError(a, b, notes, prefix);
   const diffs = [];
   if (a?.errMessage !== b?.errMessage) notes.push(`${prefix}error message: native ${short(a?.errMessage)} | module ${short(b?.errMessage)}`);
   const bodyMessage = (o) => o?.body?.error?.errMessage;
-  if (bodyMessage(n) !== bodyMessage(m)) notes.push(`${prefix}body error message: native ${short(bodyMessage(a))} | module ${short(bodyMessage(b))}`);
+  if (bodyMessage(n) !== bodyMessage(m)) notes.push(`${prefix}body error message: native ${short(bodyMessage(n))} | module ${short(bodyMessage(m))}`);
   for (const f of CLIENT_FIELDS) {
     if (same(a?.[f], b?.[f])) continue;
     if (f === "headers" && a.headers && b.headers) {
