@@ -1,0 +1,396 @@
+// The fetch contract: with the circuit closed, gatewayCircuit.fetch is
+// observably native fetch. A generated matrix of cases (e2e/contract/cases.mjs)
+// runs in a real browser through both, against a fixture server that records
+// what it receives (e2e/contract/server.mjs); then concurrent scenarios, each
+// caller compared with what native fetch gives the same caller.
+//
+// A test is one behaviour; when it fails it prints each differing case: its
+// inputs and the first differing field (native | module). Only the page API
+// (goto, evaluate, waitForFunction, close; contexts for isolation) is used,
+// so another engine's driver can run the same file (see openBrowser).
+
+import assert from "node:assert/strict";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { after, before, describe, test } from "node:test";
+import { GROUPS, generateCases, mayCarryKey } from "./contract/cases.mjs";
+import { caseDiffs, clientDiffs, describeCase, formatFailure } from "./contract/compare.mjs";
+import { startContractServer } from "./contract/server.mjs";
+
+const root = new URL("..", import.meta.url).pathname;
+
+/**
+ * The browser: {newContext(), close()}; a context has newPage() and close();
+ * a page has goto(url), reload(), evaluate(fn, arg), waitForFunction(fn, arg,
+ * {timeout}) and close(). The engine driver (e2e/driver/, E2E_ENGINE picks
+ * chromium, firefox or webkit) provides exactly that; until it is in the tree
+ * this falls back to playwright-core's Chromium, the only engine-specific code.
+ */
+async function openBrowser() {
+  const driver = new URL("./driver/index.mjs", import.meta.url);
+  if (existsSync(driver)) return (await import(driver.href)).launch();
+  const { launchBrowser } = await import("./harness.mjs");
+  const browser = await launchBrowser();
+  return {
+    newContext: async () => {
+      const context = await browser.newContext();
+      return { newPage: () => context.newPage(), close: () => context.close() };
+    },
+    close: () => browser.close(),
+  };
+}
+
+const ALL_CASES = generateCases();
+// CONTRACT_ONLY=<regexp> runs the cases whose id or group matches (for debugging).
+const only = process.env.CONTRACT_ONLY ? new RegExp(process.env.CONTRACT_ONLY) : null;
+const CASES = only ? ALL_CASES.filter((c) => only.test(c.id) || only.test(c.group)) : ALL_CASES;
+const MAX_CASES_PER_PAGE = 80;
+// The module keeps at most 64 unfinished idempotency actions per tab; a page
+// gets fewer mutations than that, so the ledger's limit is not what is tested here.
+const MAX_MUTATIONS_PER_PAGE = 50;
+
+let server;
+let browser;
+const outcome = new Map(); // case id → {c, diffs, notes}
+const pageProblems = [];
+
+function inScope(url) {
+  return [server.o1, server.o2].some((o) => url.startsWith(`${o}/in/`));
+}
+
+// CONTRACT_SELF=1 compares native fetch with itself: a check of the suite
+// (its fixture, timing allowances and comparisons), not of the module.
+const SELF = process.env.CONTRACT_SELF === "1";
+
+/** A fresh context and page on the fixture page (query: e.g. "stale=on"), once the module is ready. */
+async function openPage(query = "") {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const q = [SELF ? "self=1" : "", query].filter(Boolean).join("&");
+  await page.goto(`${server.o1}/page.html${q ? `?${q}` : ""}`);
+  await page.waitForFunction(() => window.contract && (window.contract.ready || window.contract.error), null, { timeout: 15_000 });
+  const error = await page.evaluate(() => window.contract.error);
+  if (error) throw new Error(`the module did not start: ${error}`);
+  return { page, context };
+}
+
+function batches(cases) {
+  const out = [];
+  let cur = [];
+  let mutations = 0;
+  for (const c of cases) {
+    const m = mayCarryKey(c) ? 1 : 0;
+    if (cur.length >= MAX_CASES_PER_PAGE || mutations + m > MAX_MUTATIONS_PER_PAGE) {
+      out.push(cur);
+      cur = [];
+      mutations = 0;
+    }
+    cur.push(c);
+    mutations += m;
+  }
+  if (cur.length) out.push(cur);
+  return out;
+}
+
+const debug = process.env.CONTRACT_DEBUG ? (...a) => console.error("[contract]", ...a) : () => {};
+
+async function runBatch(cases) {
+  const t0 = Date.now();
+  const { page, context } = await openPage();
+  const t1 = Date.now();
+  try {
+    const { results, problems } = await page.evaluate((cs) => window.contract.run(cs), cases);
+    debug(`${cases.length} cases (${cases[0].id}…): page ${t1 - t0} ms, run ${Date.now() - t1} ms`);
+    pageProblems.push(...problems);
+    await new Promise((r) => setTimeout(r, 150)); // a request sent late still reaches the log
+    const ids = cases.flatMap((c) => [`${c.id}~n`, `${c.id}~m`]);
+    const records = await server.records(ids);
+    for (const c of cases) {
+      const run = results[c.id];
+      if (!run) {
+        outcome.set(c.id, { c, diffs: [{ field: "ran", native: "yes", module: "no result" }], notes: [] });
+        continue;
+      }
+      const { diffs, notes } = caseDiffs(c, run, { n: records[`${c.id}~n`], m: records[`${c.id}~m`] }, SELF ? () => false : inScope);
+      outcome.set(c.id, { c, diffs, notes, run, records: { n: records[`${c.id}~n`], m: records[`${c.id}~m`] } });
+    }
+  } finally {
+    await context.close();
+  }
+}
+
+function report() {
+  const dir = `${root}build/contract`;
+  mkdirSync(dir, { recursive: true });
+  const failing = [...outcome.values()].filter((o) => o.diffs.length);
+  writeFileSync(
+    `${dir}/report.json`,
+    JSON.stringify(
+      {
+        cases: outcome.size,
+        failing: failing.map((o) => ({ id: o.c.id, group: o.c.group, case: describeCase(o.c), diffs: o.diffs, run: o.run, records: o.records })),
+        notes: [...outcome.values()].filter((o) => o.notes.length).map((o) => ({ id: o.c.id, notes: [...new Set(o.notes)] })),
+      },
+      null,
+      1,
+    ),
+  );
+}
+
+before(async () => {
+  server = await startContractServer();
+  browser = await openBrowser();
+});
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+describe("gatewayCircuit.fetch with the circuit closed is native fetch", () => {
+  before(
+    async () => {
+      for (const b of batches(CASES)) await runBatch(b);
+      report();
+    },
+    { timeout: 300_000 },
+  );
+
+  test(`the matrix has at least 300 cases and every one ran (${CASES.length})`, () => {
+    assert.ok(ALL_CASES.length >= 300, `${ALL_CASES.length} cases`);
+    assert.equal(outcome.size, CASES.length);
+  });
+
+  for (const [key, name] of Object.entries(GROUPS)) {
+    test(name, () => {
+      const mine = [...outcome.values()].filter((o) => o.c.group === key);
+      assert.ok(mine.length > 0 || only, `no cases in group ${key}`);
+      const failing = mine.filter((o) => o.diffs.length);
+      if (failing.length) {
+        assert.fail(`${failing.length} of ${mine.length} cases differ:\n${failing.map((o) => formatFailure(describeCase(o.c), o.diffs)).join("\n")}`);
+      }
+    });
+  }
+
+  test("the page saw no unhandled rejection or uncaught error", () => {
+    assert.deepEqual(pageProblems, []);
+  });
+});
+
+// Concurrent scenarios: the same calls made through native fetch and through
+// the module, one scenario after the other in one page (each with its own
+// URLs, the circuit cleared before each; the policy checks come last).
+// Coalescing is the module's documented policy, so in scope the module may send fewer requests
+// than native, but never one native would not send, nor fewer kinds; and
+// where every native request of a kind was cut short, so must the module's be.
+
+/** Runs a scenario through both fetches on page; returns what each caller saw and what the server got. */
+async function scenario(page, id, kind, spec) {
+  const n = await page.evaluate(([k, i, s]) => window.contract.scenario(k, "n", i, s), [kind, id, spec]);
+  const m = await page.evaluate(([k, i, s]) => window.contract.scenario(k, "m", i, s), [kind, id, spec]);
+  await new Promise((r) => setTimeout(r, 150));
+  const records = await server.records([`${id}~n`, `${id}~m`]);
+  return { n, m, rn: records[`${id}~n`], rm: records[`${id}~m`] };
+}
+
+const requestKey = (r, dropKey, withEnd) =>
+  JSON.stringify({
+    origin: r.origin,
+    method: r.method,
+    url: r.url,
+    headers: dropKey ? r.headers.filter(([k]) => k !== "idempotency-key") : r.headers,
+    body: r.body,
+    ended: withEnd ? r.ended : undefined,
+  });
+
+/**
+ * Differences between the native and the module run of a scenario: per
+ * caller, then the requests ("exact": the same multiset; "distinct": the same
+ * kinds of request, identical ones may be shared), then the circuit.
+ */
+function scenarioDiffs(r, requests) {
+  const notes = [];
+  const diffs = [];
+  r.n.callers.forEach((c, i) => diffs.push(...clientDiffs(c, r.m.callers[i], `caller[${i}].`, notes)));
+  const exact = requests === "exact";
+  const a = r.rn.map((x) => requestKey(x, false, exact)).sort();
+  const b = r.rm.map((x) => requestKey(x, true, exact)).sort();
+  const [x, y] = exact ? [a, b] : [[...new Set(a)], [...new Set(b)]];
+  const show = (l) => l.map((k) => JSON.parse(k)).map((q) => `${q.method} ${q.url}${q.ended ? ` (${q.ended})` : ""}`);
+  if (!(x.length === y.length && x.every((v, i) => v === y[i]))) {
+    diffs.push({
+      field: exact ? "requests at the server" : "kinds of request at the server",
+      native: `${x.length}`,
+      module: `${y.length}`,
+      detail: { native: show(x.filter((k) => !y.includes(k))), module: show(y.filter((k) => !x.includes(k))) },
+    });
+  }
+  if (!exact) {
+    for (const kind of x) {
+      const ended = (list, drop) => list.filter((q) => requestKey(q, drop, false) === kind).map((q) => q.ended);
+      const mine = ended(r.rm, true);
+      if (ended(r.rn, false).every((e) => e === "closed") && mine.some((e) => e !== "closed")) {
+        diffs.push({ field: `${show([kind])[0]}: connection`, native: "closed early (every caller aborted)", module: mine.join(", ") });
+      }
+    }
+  }
+  if (r.m.circuit !== null && !SELF) diffs.push({ field: "circuit after", native: "closed", module: r.m.circuit });
+  diffs.push(...r.m.problems.map((p) => ({ field: "page problem", native: "none", module: p })));
+  return diffs;
+}
+
+const shortSpec = (spec) => JSON.stringify(spec, (k, v) => (typeof v === "string" && v.length > 80 ? `${v.slice(0, 40)}…(${v.length})` : v));
+
+const echo = (extra = "") => `/in/{T}/echo?d=200${extra}`;
+const hdr = (entries) => ({ form: "object", entries });
+const long8k = "q".repeat(8300);
+const key = (x) => x.headers.find(([k]) => k === "idempotency-key")?.[1];
+
+/**
+ * name → [kind of scenario, spec, check]. check is "distinct" or "exact"
+ * (compared with native, see scenarioDiffs) or a function of the result for
+ * policies native fetch does not have.
+ */
+const SCENARIOS = {
+  "a cors caller does not get a no-cors caller's opaque answer": ["together", { url: "{O2}/in/{T}/echo?cors=1&d=200", callers: [{ mode: "no-cors" }, { mode: "cors" }, {}] }],
+  "a default caller does not get a redirect: manual caller's opaqueredirect": [
+    "together",
+    { url: "/in/{T}/redir?code=302&n=0&d=200", callers: [{ redirect: "manual" }, {}, { redirect: "error" }] },
+  ],
+  "credentials omit, include and default each get their own answer (with a cookie)": [
+    "together",
+    { url: echo(), callers: [{ credentials: "include" }, { credentials: "omit" }, {}, { credentials: "omit" }] },
+  ],
+  "callers with different headers each get their own answer": ["together", { url: echo(), callers: [{ headers: hdr([["x-v", "1"]]) }, { headers: hdr([["x-v", "2"]]) }, {}] }],
+  "cache, referrerPolicy and integrity are part of what makes two requests the same": [
+    "together",
+    { url: "/in/{T}/fixed?d=200", callers: [{}, { cache: "no-store" }, { referrerPolicy: "no-referrer" }, { integrity: "sha256-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=" }] },
+  ],
+  "two GETs whose URLs differ after 8.2 KB are two requests with two answers": [
+    "together",
+    { url: echo(), callers: [{ url: `${echo()}&pad=${long8k}&v=1` }, { url: `${echo()}&pad=${long8k}&v=2` }] },
+  ],
+  "a long header before authorization does not let user B share user A's answer": [
+    "together",
+    {
+      url: echo(),
+      callers: [{ headers: hdr([["a-long", "v".repeat(9000)], ["authorization", "Bearer A"]]) }, { headers: hdr([["a-long", "v".repeat(9000)], ["authorization", "Bearer B"]]) }],
+    },
+  ],
+  "the leader aborted while others wait: the others get the answer": ["together", { url: "/in/{T}/echo?d=300", callers: [{ signal: { kind: "abort", ms: 50 } }, {}, {}] }],
+  "a waiter that aborts does not cancel the others": ["together", { url: "/in/{T}/echo?d=300", callers: [{}, { signal: { kind: "abort", ms: 50 } }, {}] }],
+  "every caller aborts mid-download: the download stops": [
+    "together",
+    { url: "/in/{T}/big?trickle=1", callers: [{ signal: { kind: "abort", ms: 150 } }, { signal: { kind: "abort", ms: 150 } }] },
+  ],
+  "the only caller aborts mid-download: the download stops": ["together", { url: "/in/{T}/big?trickle=1", callers: [{ signal: { kind: "abort", ms: 150 } }] }],
+  "different URLs at once each get their own answer": [
+    "together",
+    { url: echo(), callers: Array.from({ length: 12 }, (_, i) => ({ url: `/in/{T}/echo?d=50&i=${i}`, headers: i % 2 ? hdr([["x-i", String(i)]]) : undefined })) },
+    "exact",
+  ],
+  "out-of-scope identical fetches are not coalesced": ["together", { url: "/out/{T}/echo?d=150", callers: [{}, {}, {}, {}] }, "exact"],
+  "abort then refetch of the same URL gets a fresh answer (React StrictMode)": ["abortThenRefetch", { url: "/in/{T}/echo" }],
+  "cancel then refetch while the first is in flight gets a fresh answer (TanStack)": ["abortThenRefetch", { url: "/in/{T}/echo?d=300", after: 50 }],
+  "a pre-aborted signal sends nothing and rejects with the reason, for any method, every time": [
+    "preAborted",
+    {
+      url: "/in/{T}/echo",
+      rounds: 10,
+      callers: [{}, { headers: hdr([["x-a", "1"]]) }, { method: "POST", body: { kind: "string", text: "x" } }, { method: "HEAD" }, { input: "Request" }],
+    },
+    "exact",
+  ],
+  "an opaque answer is an answer: the same URL is asked again, the circuit stays closed": [
+    "sequence",
+    { url: "{O2}/in/{T}/echo", callers: [{ mode: "no-cors" }, { mode: "no-cors" }, { mode: "no-cors" }] },
+    "exact",
+  ],
+  "an opaque answer does not stop a cors request to the same URL": ["sequence", { url: "{O2}/in/{T}/echo?cors=1", callers: [{ mode: "no-cors" }, {}, { mode: "no-cors" }] }, "exact"],
+  "a POST Request with a body answered 429 + Retry-After: 1 is retried with its body": [
+    "sequence",
+    { url: "/in/p/60/{T}/seq?codes=429,200&ra=1", callers: [{ input: "Request", method: "POST", body: { kind: "string", text: '{"order":1}' } }] },
+    (r) => {
+      const [got] = r.m.callers;
+      assert.equal(got.outcome, "resolve", `module: ${got.errName}: ${got.errMessage}`);
+      assert.equal(got.status, 200, "the retry's answer");
+      assert.equal(r.rm.length, 2, "the POST went out twice");
+      assert.equal(r.rm[1].body, r.rm[0].body, "with the same body");
+      assert.equal(key(r.rm[1]), key(r.rm[0]), "and the same Idempotency-Key");
+      assert.equal(r.rn.length, 1, "native: one request (the fixture works)");
+    },
+  ],
+  "joiners keep their answer when the leader aborts during a 429 wait": [
+    "together",
+    { url: "/in/p/61/{T}/seq?codes=429,200&ra=1", callers: [{ signal: { kind: "abort", ms: 400 } }, {}, {}] },
+    (r) => {
+      const [leader, ...joiners] = r.m.callers;
+      assert.equal(leader.outcome, "reject", "the leader's caller aborted");
+      assert.equal(leader.errName, "AbortError");
+      for (const j of joiners) {
+        assert.equal(j.outcome, "resolve", `a joiner lost its answer: ${j.errName}: ${j.errMessage}`);
+        assert.equal(j.status, 200, "the retry's answer");
+      }
+      assert.deepEqual(r.m.problems, []);
+    },
+  ],
+  "metrics().network counts the requests the quiet path sends": [
+    "together",
+    { url: "/in/{T}/echo", callers: Array.from({ length: 5 }, (_, i) => ({ url: `/in/{T}/echo?i=${i}` })) },
+    (r) => {
+      assert.equal(r.rm.length, 5);
+      assert.equal(r.m.network, r.rm.length, "network counter vs requests at the server");
+    },
+  ],
+  "65 mutations in a row in one tab are all sent (no refusal for a limit the caller did not choose)": [
+    "sequence",
+    {
+      url: "/in/{T}/echo",
+      callers: Array.from({ length: 65 }, (_, i) => ({ url: `/in/{T}/echo?order=${i}`, method: "POST", body: { kind: "string", text: `{"n":${i}}` } })),
+    },
+    "exact",
+  ],
+};
+
+describe("concurrent callers each get what native fetch gives them", () => {
+  const results = new Map();
+  before(
+    async () => {
+      const { page, context } = await openPage();
+      try {
+        for (const [i, [name, [kind, spec]]] of Object.entries(SCENARIOS).entries()) {
+          const t0 = Date.now();
+          results.set(name, await scenario(page, `s${i.toString(36)}`, kind, spec).catch((e) => e));
+          debug(`scenario ${i}: ${Date.now() - t0} ms`);
+        }
+      } finally {
+        await context.close();
+      }
+    },
+    { timeout: 180_000 },
+  );
+
+  for (const [name, [, spec, check = "distinct"]] of Object.entries(SCENARIOS)) {
+    test(name, () => {
+      const r = results.get(name);
+      if (r instanceof Error) throw r;
+      if (typeof check === "function") return check(r);
+      const diffs = scenarioDiffs(r, check);
+      if (diffs.length) assert.fail(formatFailure(`${name}: ${shortSpec(spec)}`, diffs));
+    });
+  }
+});
+
+describe('with data-stale="on"', () => {
+  test("a long header before authorization does not give user B user A's stale copy", async () => {
+    const who = (name) => ({ headers: hdr([["a-long", "v".repeat(9000)], ["authorization", `Bearer ${name}`]]) });
+    // A's GET is answered 200 (kept as a stale copy), then B's is answered 502.
+    const spec = { url: "/in/{T}/seq?codes=200,502&cc=max-age%3D0", callers: [who("A"), who("B")] };
+    const { page, context } = await openPage("stale=on");
+    try {
+      const r = await scenario(page, "stale", "sequence", spec);
+      const diffs = r.n.callers.flatMap((c, i) => clientDiffs(c, r.m.callers[i], `caller[${i}].`));
+      if (diffs.length) assert.fail(formatFailure(`user A then user B: ${shortSpec(spec)}`, diffs));
+    } finally {
+      await context.close();
+    }
+  });
+});
