@@ -280,6 +280,14 @@ const SCENARIOS = {
   "every caller aborts mid-download: the download stops": [
     "together",
     { url: "/in/{T}/big?trickle=1", callers: [{ signal: { kind: "abort", ms: 150 } }, { signal: { kind: "abort", ms: 150 } }] },
+    (r) => {
+      // A documented difference (docs/contract.md): callers sharing a flight
+      // share one download, which stops when the last of them aborts, and
+      // every body then errors with that caller's reason (an AbortError).
+      const diffs = scenarioDiffs(r, "distinct").filter((d) => !/^caller\[\d+\]\.body$/.test(d.field) || !/"errName":"AbortError"/.test(JSON.stringify(d.module)));
+      if (diffs.length) assert.fail(formatFailure("every caller aborts mid-download", diffs));
+      for (const c of r.m.callers) assert.match(JSON.stringify(c.body), /AbortError/, "each body read is aborted");
+    },
   ],
   "the only caller aborts mid-download: the download stops": ["together", { url: "/in/{T}/big?trickle=1", callers: [{ signal: { kind: "abort", ms: 150 } }] }],
   "different URLs at once each get their own answer": [

@@ -8,7 +8,7 @@ import { GatewayIdempotencyError } from "./errors.js";
 import type { FlightTable } from "./flights.js";
 import { type Core, send, statusOf } from "./network.js";
 import { MARKER_HEADER } from "./query.js";
-import type { Described } from "./request.js";
+import { type Described, initFor } from "./request.js";
 
 export const MUTATIONS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 const encoder = new TextEncoder();
@@ -64,8 +64,10 @@ export async function sendMutation(
     });
     return p;
   };
-  // A stream or FormData body cannot be fingerprinted: sent as it is (README).
-  if (!sub || sub.code === Code.IdemOff) return plain();
+  // A body that cannot be fingerprinted (a stream, FormData, over 1 MiB or
+  // nested deeper than 64) is sent as it is, without a key: a limit the caller
+  // did not choose is never a refusal.
+  if (!sub || sub.code === Code.IdemOff || sub.code === Code.BodyTooBig || sub.code === Code.BodyDeep) return plain();
   if (sub.code < 0 || sub.code === Idem.Join) {
     core.call((e) => e.abort(ticket)); // nothing goes out for this call
     release();
@@ -91,7 +93,7 @@ export async function sendMutation(
   if (!given) headers.set("idempotency-key", sub.header); // the caller's own key is sent verbatim
   const flight = flights.open(key, () => core.call((e) => e.abort(ticket)), req.signal !== undefined);
   const p = flight.add(req.signal);
-  void send(core, flight, { ticket, input, init: { ...init, headers }, req }).then((res) => {
+  void send(core, flight, { ticket, input, init: initFor(input, init, { headers }), req }).then((res) => {
     flights.close(key, flight);
     // No answer: the effect may have happened; the next try keeps the key.
     core.call((e) => e.idemFinish(core.now(), sub.action, res ? statusOf(res) : 0));

@@ -6,7 +6,7 @@
 import { Status } from "./abi.gen.js";
 import type { Engine, Outcome } from "./engine.js";
 import type { Flight } from "./flights.js";
-import type { Described } from "./request.js";
+import { type Described, initFor } from "./request.js";
 import type { Copies } from "./responses.js";
 
 /** What the steps need from the facade. */
@@ -43,7 +43,7 @@ export function statusOf(res: Response): number {
 export function send(core: Core, flight: Flight, plan: Plan): Promise<Response | null> {
   const signal = flight.signal;
   const { req } = plan;
-  const init = signal ? { ...plan.init, signal } : plan.init;
+  const init = signal ? initFor(plan.input, plan.init, { signal }) : plan.init;
   let answer: Response | null = null;
 
   const report = (res: Response | null): Outcome | null => {

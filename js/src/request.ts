@@ -89,12 +89,27 @@ export function describe(input: RequestInfo | URL, init: RequestInit | undefined
     if (s !== OPTION_DEFAULTS[name]) headers += `:${name}: ${s}\n`;
   }
   const signal = (init && "signal" in init ? init.signal : req?.signal) ?? undefined;
+  if (signal !== undefined && !(signal instanceof AbortSignal)) throw new TypeError("signal is not an AbortSignal");
   const body = init?.body;
   const oneShotBody = typeof ReadableStream !== "undefined" && body instanceof ReadableStream;
   const requestBody = req !== null && (body === undefined || body === null) && req.body !== null;
   const onlySignal = init === undefined || Object.keys(init).every((k) => k === "signal" || (init as Record<string, unknown>)[k] === undefined);
   const plain = req === null && onlySignal && method === "GET";
   return { url, method, headers, signal, plain, oneShotBody, requestBody };
+}
+
+/**
+ * The init to send `input` with when the glue adds to it (its own signal, an
+ * Idempotency-Key). A Request given with any init loses its referrer and
+ * referrer policy (the Fetch standard resets them): they are carried over.
+ */
+export function initFor(input: RequestInfo | URL, init: RequestInit | undefined, extra: RequestInit): RequestInit {
+  const out: RequestInit = { ...init, ...extra };
+  if (isRequest(input)) {
+    if (out.referrer === undefined) out.referrer = input.referrer;
+    if (out.referrerPolicy === undefined) out.referrerPolicy = input.referrerPolicy;
+  }
+  return out;
 }
 
 /** The rejection fetch gives for an aborted signal (Chromium and Firefox: the reason). */
