@@ -11,6 +11,9 @@ import (
 //	ttlMs=120000
 //	maxTtlMs=600000
 //	tripStatuses=502,503,504
+//	tripWindowMs=3000
+//	tripMinFailures=1
+//	halfOpenMs=600000
 //	scope=https://app.example/api/   (repeatable)
 //
 // Absent keys keep their defaults. The shim has already resolved data-scope
@@ -61,6 +64,12 @@ func (p *Policy) SetConfig(key, value string) (known bool, err error) {
 		p.MaxTTLMs, err = ParseMs(key, value)
 	case "tripStatuses":
 		p.TripStatuses, err = parseStatuses(value)
+	case "tripWindowMs":
+		p.TripWindowMs, err = ParseMs(key, value)
+	case "tripMinFailures":
+		p.TripMinFailures, err = parseCount(key, value)
+	case "halfOpenMs":
+		p.HalfOpenMs, err = ParseMs(key, value)
 	case "scope":
 		p.Scope = append(p.Scope, value)
 	default:
@@ -74,6 +83,15 @@ func ParseMs(key, value string) (int64, error) {
 	n, err := strconv.ParseInt(value, 10, 64)
 	if err != nil || n <= 0 {
 		return 0, &PolicyError{Field: key, Reason: strconv.Quote(value) + " is not a positive whole number of milliseconds"}
+	}
+	return n, nil
+}
+
+// parseCount reads a positive whole number for setting key.
+func parseCount(key, value string) (int, error) {
+	n, err := strconv.Atoi(value)
+	if err != nil || n <= 0 {
+		return 0, &PolicyError{Field: key, Reason: strconv.Quote(value) + " is not a positive whole number"}
 	}
 	return n, nil
 }

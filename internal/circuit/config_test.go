@@ -9,11 +9,11 @@ import (
 )
 
 func TestParseConfig(t *testing.T) {
-	p, err := circuit.ParseConfig("ttlMs=3000\nmaxTtlMs=60000\ntripStatuses=502, 504\nscope=http://a.test/api/\nscope=https://b.test/\n")
+	p, err := circuit.ParseConfig("ttlMs=3000\nmaxTtlMs=60000\ntripStatuses=502, 504\ntripWindowMs=2000\ntripMinFailures=2\nhalfOpenMs=30000\nscope=http://a.test/api/\nscope=https://b.test/\n")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := circuit.Policy{TTLMs: 3000, MaxTTLMs: 60000, TripStatuses: []int{502, 504}, Scope: []string{"http://a.test/api/", "https://b.test/"}}
+	want := circuit.Policy{TTLMs: 3000, MaxTTLMs: 60000, TripStatuses: []int{502, 504}, TripWindowMs: 2000, TripMinFailures: 2, HalfOpenMs: 30000, Scope: []string{"http://a.test/api/", "https://b.test/"}}
 	if !reflect.DeepEqual(p, want) {
 		t.Fatalf("got %+v, want %+v", p, want)
 	}
@@ -29,15 +29,19 @@ func TestParseConfig(t *testing.T) {
 
 func TestParseConfigNamesTheBadKey(t *testing.T) {
 	for text, field := range map[string]string{
-		"ttlMs=abc\nscope=http://a.test/":           "ttlMs",
-		"ttlMs=-1\nscope=http://a.test/":            "ttlMs",
-		"maxTtlMs=1.5\nscope=http://a.test/":        "maxTtlMs",
-		"tripStatuses=502,x\nscope=http://a.test/":  "tripStatuses",
-		"tripStatuses=502,99\nscope=http://a.test/": "tripStatuses",
-		"ttl=5\nscope=http://a.test/":               "ttl",
-		"scope=/api/":                               "scope",
-		"":                                          "scope",
-		"ttlMs=900000\nscope=http://a.test/":        "ttlMs",
+		"ttlMs=abc\nscope=http://a.test/":            "ttlMs",
+		"ttlMs=-1\nscope=http://a.test/":             "ttlMs",
+		"maxTtlMs=1.5\nscope=http://a.test/":         "maxTtlMs",
+		"tripStatuses=502,x\nscope=http://a.test/":   "tripStatuses",
+		"tripStatuses=502,99\nscope=http://a.test/":  "tripStatuses",
+		"ttl=5\nscope=http://a.test/":                "ttl",
+		"scope=/api/":                                "scope",
+		"":                                           "scope",
+		"ttlMs=900000\nscope=http://a.test/":         "ttlMs",
+		"tripWindowMs=0\nscope=http://a.test/":       "tripWindowMs",
+		"tripMinFailures=0\nscope=http://a.test/":    "tripMinFailures",
+		"tripMinFailures=1001\nscope=http://a.test/": "tripMinFailures",
+		"halfOpenMs=600001\nscope=http://a.test/":    "halfOpenMs",
 	} {
 		_, err := circuit.ParseConfig(text)
 		var pe *circuit.PolicyError

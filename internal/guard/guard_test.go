@@ -197,7 +197,7 @@ func TestGuardScripts(t *testing.T) {
 			{begin: users, want: guard.Send, as: "a"},
 			{finish: "a", status: 200, wantOut: &guard.Outcome{}},
 			{begin: users, want: guard.Send, as: "b"},
-			{finish: "b", status: 502, wantOut: &guard.Outcome{}},
+			{advance: 3_000, finish: "b", status: 502, wantOut: &guard.Outcome{}}, // 3 s after the success: down, not partial
 			{begin: users, want: guard.Open},
 		}},
 		{"aborts: the network request is cancelled only with its last waiter", guard.Policy{Circuit: scope}, []step{
