@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/gatewaycircuit/gatewaycircuit/internal/circuit"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/cooldown"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/guard"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/metrics"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/store"
@@ -167,7 +168,7 @@ func TestGuardScripts(t *testing.T) {
 			{advance: 2000, finish: "a", status: 200, wantOut: &guard.Outcome{}, wantCount: map[metrics.Counter]uint64{metrics.Retries: 1, metrics.Network: 2}},
 			{begin: users, want: guard.Send},
 		}},
-		{"429 without Retry-After pauses the whole service for 300 s, and clear does not lift it", guard.Policy{Circuit: scope}, []step{
+		{"429 without Retry-After pauses the whole service for 300 s, and clear does not lift it", guard.Policy{Circuit: scope, Cooldown: cooldown.Policy{PauseMs: 300_000}}, []step{
 			{begin: users, want: guard.Send, as: "a"},
 			{finish: "a", status: 429, wantOut: &guard.Outcome{}},
 			{begin: "http://app.test/api/orders", want: guard.Cooling},
