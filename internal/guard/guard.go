@@ -491,8 +491,10 @@ func (g *Guard) observeCircuit(nowMs int64, t *ticket, status int, retryAfter st
 			g.gate.Failed(t.probe)
 		} else if g.gate.Succeeded(t.probe) {
 			// The gateway is back: what the negative cache learnt during the
-			// outage is about the outage, not about the keys.
+			// outage is about the outage, not about the keys; for a while
+			// it keeps a key that still fails from being asked again at once.
 			g.neg.Clear()
+			g.neg.OutageEnded(nowMs)
 		}
 	}
 	delay, ok := retryafter.Parse(retryAfter, nowMs)

@@ -7,6 +7,7 @@ import (
 	"github.com/gatewaycircuit/gatewaycircuit/internal/cooldown"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/guard"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/metrics"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/negcache"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/store"
 )
 
@@ -176,7 +177,7 @@ func TestGuardScripts(t *testing.T) {
 			{advance: 299_999, begin: users, want: guard.Cooling},
 			{advance: 1, begin: users, want: guard.Send},
 		}},
-		{"a failed GET is not asked again inside its window", guard.Policy{Circuit: scope}, []step{
+		{"a failed GET is not asked again inside its window", guard.Policy{Circuit: scope, Negative: negcache.Policy{Always: true}}, []step{
 			{begin: users, want: guard.Send, as: "a"},
 			{finish: "a", status: 500, wantArmed: no},
 			{advance: 4_999, begin: users, want: guard.Negative},
