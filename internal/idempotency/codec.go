@@ -51,7 +51,9 @@ func encode(entries []Entry, forgotAt, since int64) string {
 // place of its first.
 func decode(raw string) (entries []Entry, forgotAt int64) {
 	index := map[action]int{}
-	for line := range strings.SplitSeq(raw, "\n") {
+	for rest := raw; rest != ""; {
+		var line string
+		line, rest, _ = strings.Cut(rest, "\n")
 		if ms, ok := strings.CutPrefix(line, forgotPrefix); ok {
 			if t, err := strconv.ParseInt(ms, 10, 64); err == nil {
 				forgotAt = max(forgotAt, t)

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/gatewaycircuit/gatewaycircuit/internal/store"
 )
 
 // FuzzDecode: whatever sessionStorage holds, decode keeps only valid
@@ -68,5 +70,49 @@ func BenchmarkDecodePoisoned(b *testing.B) {
 	b.SetBytes(int64(len(raw)))
 	for b.Loop() {
 		decode(raw)
+	}
+}
+
+// shuffled is n distinct actions stored in a shuffled order of creation.
+func shuffled(n int) string {
+	var b strings.Builder
+	for i := range n {
+		created := strconv.Itoa(1_700_000_000_000 + (i*7919)%n) // a permutation of n times
+		b.WriteString("f\t" + created + "\t" + created + "\tj:1\tk" + strconv.Itoa(i) + "\tPOST https://app.test/api/orders\n")
+	}
+	return b.String()
+}
+
+// BenchmarkLoadShuffled is a page load over 40,000 stored actions in a
+// shuffled order: linear, no sort.
+func BenchmarkLoadShuffled(b *testing.B) {
+	raw := shuffled(40_000)
+	mem := store.NewMemory()
+	for b.Loop() {
+		_ = mem.Set(StorageKey, raw)
+		l, _ := New(Policy{}, mem)
+		l.Load(1_700_000_040_000)
+	}
+}
+
+// TestLoadIsLinear: the whole page-load path (decode, merge, expiry, the
+// bound) on distinct actions stored in a shuffled order of creation, the
+// case a sort by insertion would have made quadratic again.
+func TestLoadIsLinear(t *testing.T) {
+	perLine := func(n int) float64 {
+		mem := store.NewMemory()
+		raw := shuffled(n)
+		return testing.AllocsPerRun(1, func() {
+			_ = mem.Set(StorageKey, raw)
+			l, _ := New(Policy{}, mem)
+			l.Load(1_700_000_000_000 + int64(n))
+			if len(l.Entries()) != DefaultMaxEntries {
+				t.Fatalf("kept %d entries", len(l.Entries()))
+			}
+		}) / float64(n)
+	}
+	small, large := perLine(1_000), perLine(40_000)
+	if large > 2*small+1 {
+		t.Fatalf("allocations per line grow with the input: %.2f at 1k lines, %.2f at 40k", small, large)
 	}
 }

@@ -1,9 +1,7 @@
 package idempotency
 
 import (
-	"cmp"
 	"errors"
-	"slices"
 	"strconv"
 
 	"github.com/gatewaycircuit/gatewaycircuit/internal/store"
@@ -349,21 +347,30 @@ func merge(mine, stored []Entry) []Entry {
 	if len(stored) == 0 {
 		return mine
 	}
-	out := append([]Entry(nil), mine...)
-	index := make(map[action]int, len(out))
-	for i := range out {
-		index[out[i].action()] = i
+	kept := append([]Entry(nil), mine...)
+	index := make(map[action]int, len(kept))
+	for i := range kept {
+		index[kept[i].action()] = i
 	}
+	var added []Entry
 	for _, e := range stored {
 		if i, ok := index[e.action()]; !ok {
-			index[e.action()] = len(out)
-			out = append(out, e)
-		} else if e.UpdatedAt > out[i].UpdatedAt {
-			out[i] = e
+			added = append(added, e)
+		} else if e.UpdatedAt > kept[i].UpdatedAt {
+			kept[i] = e
 		}
 	}
-	slices.SortStableFunc(out, func(a, b Entry) int { return cmp.Compare(a.CreatedAt, b.CreatedAt) })
-	return out
+	// Both lists are in creation order (a poisoned value may not be: then
+	// the order is only less exact): one linear merge step, no sort.
+	out := make([]Entry, 0, len(kept)+len(added))
+	for len(kept) > 0 && len(added) > 0 {
+		if added[0].CreatedAt < kept[0].CreatedAt {
+			out, added = append(out, added[0]), added[1:]
+		} else {
+			out, kept = append(out, kept[0]), kept[1:]
+		}
+	}
+	return append(append(out, kept...), added...)
 }
 
 // bound evicts entries past MaxEntries, in this order: the oldest Done
