@@ -98,4 +98,5 @@ clean: nextjs-clean
 # Targets kept beside what they build (each file lists its own).
 -include e2e/reliability.mk
 -include e2e/contract.mk
+-include e2e/nginx.mk
 -include demo/nextjs/nextjs.mk

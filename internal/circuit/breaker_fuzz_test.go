@@ -14,7 +14,8 @@ import (
 //   - in-scope requests are blocked exactly while the circuit is armed, and
 //     out-of-scope ones are never blocked;
 //   - no state, and nothing written back to storage, lies further in the
-//     future than now + MaxTTLMs (a poisoned entry is clamped on read);
+//     future than now + MaxTTLMs (a poisoned entry is clamped on read), nor
+//     is half-open for longer than MaxTTLMs after that;
 //   - what is stored is either absent or a payload ParsePayload reads back
 //     as the state in memory.
 func FuzzBreaker(f *testing.F) {
@@ -35,8 +36,8 @@ func FuzzBreaker(f *testing.F) {
 		check := func(step string) {
 			t.Helper()
 			s := b.State()
-			if s.HTTPStatus != 0 && s.Until > clock+p.MaxTTLMs {
-				t.Fatalf("%s: until %d is beyond now+max TTL %d", step, s.Until, clock+p.MaxTTLMs)
+			if s.HTTPStatus != 0 && (s.Until > clock+p.MaxTTLMs || s.HalfOpenUntil > s.Until+p.MaxTTLMs) {
+				t.Fatalf("%s: %+v lies beyond now+max TTL %d", step, s, clock+p.MaxTTLMs)
 			}
 			raw, ok, _ := mem.Get(circuit.StorageKey)
 			if !ok {
@@ -58,7 +59,8 @@ func FuzzBreaker(f *testing.F) {
 			case 0:
 				clock += arg * 100 // up to 25.5 s
 			case 1:
-				b.Observe(clock, 400+int(arg))
+				statuses := [...]int{0, 200, 404, 429, 500, 502, 503, 504}
+				b.Observe(clock, statuses[arg%8], arg/8*1000-1000) // Retry-After: none, 0 s … 30 s
 			case 2:
 				_, _ = b.Arm(clock, 100+int(arg)*2, (arg-10)*1_000)
 			case 3:

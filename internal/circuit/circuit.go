@@ -1,12 +1,52 @@
-// Package circuit is the gateway circuit: when the API gateway answers with a
-// trip status (502/503/504 by default) the circuit is armed until a deadline,
-// and while it is armed every in-scope request is refused before the network.
+// Package circuit is the gateway circuit: when the API gateway is down (it
+// answers 502/503/504 by default, and nothing else), the circuit is armed
+// until a deadline, and while it is armed every in-scope request is refused
+// before the network.
 //
-// The state, {until, httpStatus}, is persisted through a store.Store so that
-// it survives a page reload (sessionStorage in the browser). Time is always
-// passed in as Unix milliseconds: the core never reads a clock and never
-// sleeps. A Breaker is not safe for concurrent use; the wasm build calls it
-// from one thread, and host callers must serialise.
+// # Phases
+//
+// A circuit is closed, open (armed: now < Until) or half-open (the TTL is
+// over but the outage is remembered until HalfOpenUntil). In the half-open
+// phase the next answer decides: a success closes the circuit, a failure
+// (a trip status, or no answer at all) re-opens it for the TTL doubled per
+// failure in a row (Strikes): TTL, 2×TTL, 4×TTL… capped at MaxTTLMs. Package
+// probe lets only one request of the tab be that answer. The state, with the
+// strikes and the half-open deadline, is persisted through a store.Store
+// (sessionStorage in the browser), so F5 after the TTL sends one probe, not
+// every query, and a failed probe after F5 still doubles the TTL.
+//
+// # The trip rule: a rate limiter is not an outage
+//
+// A gateway that is down fails every request; a rate limiter (nginx's
+// limit_req answers 503) or a flaky upstream fails some of them, and the
+// others succeed. The circuit is for the first case only. Every in-scope
+// answer is passed to Observe: a trip status is a failure, any other HTTP
+// status (2xx–4xx, 500, 429…) is a success (the gateway answered for the
+// app), and a request with no answer (status 0) counts only in the half-open
+// phase. With W = TripWindowMs (3 s) and N = TripMinFailures (1):
+//
+//   - a failure arms the circuit when no success was seen within W and it is
+//     at least the N-th failure within W (N = 1: the first, as a dead
+//     gateway answers on the first page load);
+//   - a success within W after such a trip withdraws it (the circuit closes
+//     again): the failure was part of a burst that also succeeded, as when a
+//     limiter rejects the fastest few of a page's queries before the first
+//     accepted one has come back;
+//   - while the circuit is open, failures change nothing (the stragglers of
+//     the burst that armed it) and so do successes after W.
+//
+// A 503 with a Retry-After of at least 1 s arms for that long (capped at
+// MaxTTLMs) instead of the TTL, by the same rule. The rule keeps four numbers
+// in memory: the last success, the first failure of the current run, the
+// run's length, and when the circuit tripped.
+//
+// # Time
+//
+// Time is always passed in as Unix milliseconds: the core never reads a
+// clock and never sleeps. Every read clamps what it holds to now + MaxTTLMs,
+// in memory as well as from storage, so a clock that jumps back cannot
+// stretch an outage. A Breaker is not safe for concurrent use; the wasm
+// build calls it from one thread, and host callers must serialise.
 package circuit
 
 import (
@@ -30,21 +70,75 @@ func (e *ArmError) Unwrap() error { return ErrInvalidArm }
 
 // State is the stored circuit. The zero State is closed.
 type State struct {
-	Until      int64 `json:"until"`      // Unix ms; armed while now < Until
+	Until      int64 `json:"until"`      // Unix ms; open while now < Until
 	HTTPStatus int   `json:"httpStatus"` // the failure that armed it
+	// Strikes counts the failed probes in a row; the open period after the
+	// k-th is min(TTL × 2^k, MaxTTL). Optional in storage (absent = 0).
+	Strikes int `json:"strikes,omitempty"`
+	// HalfOpenUntil (Unix ms): from Until to this, the circuit is half-open.
+	// Optional in storage (absent = 0: closed at Until, the seed format).
+	HalfOpenUntil int64 `json:"halfOpenUntil,omitempty"`
 }
 
-// Armed reports whether s refuses requests at nowMs.
-func (s State) Armed(nowMs int64) bool { return s.HTTPStatus != 0 && nowMs < s.Until }
+// Phase is where a circuit stands at a given time.
+type Phase int
+
+const (
+	Closed   Phase = iota // requests go to the network
+	Open                  // armed: requests are refused before the network
+	HalfOpen              // the TTL is over: the next answer decides (one probe)
+)
+
+var phaseNames = [...]string{"closed", "open", "halfOpen"}
+
+func (p Phase) String() string {
+	if p >= 0 && int(p) < len(phaseNames) {
+		return phaseNames[p]
+	}
+	return "Phase(" + strconv.Itoa(int(p)) + ")"
+}
+
+// Phase is the phase of s at nowMs.
+func (s State) Phase(nowMs int64) Phase {
+	switch {
+	case s.HTTPStatus == 0:
+		return Closed
+	case nowMs < s.Until:
+		return Open
+	case nowMs < s.HalfOpenUntil:
+		return HalfOpen
+	}
+	return Closed
+}
+
+// Armed reports whether s refuses requests at nowMs (the Open phase).
+func (s State) Armed(nowMs int64) bool { return s.Phase(nowMs) == Open }
+
+// clamp limits s to what may be believed at nowMs: Until at most
+// now + maxTTL, HalfOpenUntil at most maxTTL after Until, Strikes at most
+// MaxStrikes. It is applied to every read, from storage or from memory.
+func (s State) clamp(nowMs, maxTTLMs int64) State {
+	if s.HTTPStatus == 0 {
+		return s
+	}
+	if limit := nowMs + maxTTLMs; s.Until > limit {
+		s.Until = limit
+	}
+	if limit := s.Until + maxTTLMs; s.HalfOpenUntil > limit {
+		s.HalfOpenUntil = limit
+	}
+	s.Strikes = min(max(s.Strikes, 0), MaxStrikes)
+	return s
+}
 
 // Action is what a reader must do to the stored entry after reading it.
 type Action int
 
 const (
 	ActionNone    Action = iota // nothing stored
-	ActionKeep                  // valid and armed: leave it
-	ActionRemove                // malformed or expired: delete it
-	ActionRewrite               // armed beyond MaxTTL: store the clamped State
+	ActionKeep                  // valid and open or half-open: leave it
+	ActionRemove                // malformed or closed: delete it
+	ActionRewrite               // clamped (see State.clamp): store the clamped State
 )
 
 var actionNames = [...]string{"none", "keep", "remove", "rewrite"}
@@ -58,17 +152,22 @@ func (a Action) String() string {
 
 // Restore interprets a stored entry (present == false when the key is absent)
 // at nowMs. It is the one reading rule; the JS shim implements the same rule
-// and both are checked against testdata/payload_vectors.json.
+// and both are checked against testdata/payload_vectors.json. A closed entry
+// (malformed, or past both Until and HalfOpenUntil) is returned as the zero
+// State with ActionRemove.
 func Restore(raw string, present bool, nowMs, maxTTLMs int64) (State, Action) {
 	if !present {
 		return State{}, ActionNone
 	}
-	s, err := ParsePayload(raw)
-	if err != nil || !s.Armed(nowMs) {
+	read, err := ParsePayload(raw)
+	if err != nil {
 		return State{}, ActionRemove
 	}
-	if limit := nowMs + maxTTLMs; s.Until > limit {
-		s.Until = limit
+	s := read.clamp(nowMs, maxTTLMs)
+	switch {
+	case s.Phase(nowMs) == Closed:
+		return State{}, ActionRemove
+	case s != read:
 		return s, ActionRewrite
 	}
 	return s, ActionKeep
@@ -79,8 +178,8 @@ type Decision int
 
 const (
 	Pass  Decision = iota // out of scope: not guarded, not observed
-	Allow                 // in scope and closed: send it, then Observe the status
-	Block                 // in scope and armed: answer with a synthetic 503
+	Allow                 // in scope and closed or half-open: send it, then Observe the answer
+	Block                 // in scope and open: answer with a synthetic 503
 )
 
 // Breaker holds the circuit for one tab.
@@ -88,8 +187,15 @@ type Breaker struct {
 	policy  Policy
 	store   store.Store
 	state   State
-	version uint32 // bumped on every change of state, so callers can notify
+	phase   Phase  // the phase last seen, so that expiry counts as a change
+	version uint32 // bumped on every change of state or phase, so callers can notify
 	lastErr error  // last storage failure; storage failing never fails a call
+
+	// The trip rule's memory (see the package comment); never persisted.
+	lastSuccessMs int64 // when the last success was observed; 0 = none
+	runStartMs    int64 // first failure of the current run (no success since)
+	runFailures   int   // failures in the run, while within TripWindowMs of runStartMs
+	trippedAtMs   int64 // when an observed failure armed the circuit; 0 = armed otherwise, or closed
 }
 
 // New returns a closed Breaker for p (defaulted, then validated).
@@ -118,17 +224,25 @@ func (b *Breaker) Load(nowMs int64) State {
 	case ActionRewrite:
 		b.remember(b.store.Set(StorageKey, s.Payload()))
 	}
-	b.set(s, false)
+	b.trippedAtMs = 0 // a trip of the page that is gone cannot be withdrawn
+	b.set(nowMs, s, false)
 	return s
 }
 
-// Read returns the state at nowMs; an expired circuit is closed and removed.
+// Read returns the state at nowMs and whether it is open (armed). A circuit
+// past its half-open period is closed and removed.
 func (b *Breaker) Read(nowMs int64) (State, bool) {
-	b.expire(nowMs)
-	return b.state, b.state.Armed(nowMs)
+	b.settle(nowMs)
+	return b.state, b.phase == Open
 }
 
-// State returns the state as held, without expiring it.
+// Phase returns the phase at nowMs.
+func (b *Breaker) Phase(nowMs int64) Phase {
+	b.settle(nowMs)
+	return b.phase
+}
+
+// State returns the state as held, without looking at the time.
 func (b *Breaker) State() State { return b.state }
 
 // Decide answers for a request to the absolute URL url at nowMs.
@@ -136,30 +250,91 @@ func (b *Breaker) Decide(nowMs int64, url string) Decision {
 	if !b.policy.InScope(url) {
 		return Pass
 	}
-	b.expire(nowMs)
-	if b.state.Armed(nowMs) {
+	if b.Phase(nowMs) == Open {
 		return Block
 	}
 	return Allow
 }
 
-// Observe takes the status of an in-scope response and arms the circuit on a
-// trip status. It reports whether the state changed. An armed circuit is not
-// extended by the stragglers of the burst that armed it.
-func (b *Breaker) Observe(nowMs int64, status int) bool {
-	if !b.policy.Trips(status) {
-		return false
+// Observe takes the answer to an in-scope request: its status (0 when it
+// got none) and the delay its Retry-After asked for (NoRetryAfter when
+// absent or malformed). Call it for every in-scope answer, successes
+// included: the trip rule needs them. It applies the trip rule and the
+// half-open rule (package comment) and reports whether the state changed.
+func (b *Breaker) Observe(nowMs int64, status int, retryAfterMs int64) bool {
+	phase := b.Phase(nowMs)
+	switch {
+	case b.policy.Trips(status):
+		return b.failed(nowMs, phase, status, retryAfterMs)
+	case validStatus(status):
+		return b.succeeded(nowMs, phase)
+	case phase == HalfOpen: // no answer at all while probing: still down
+		return b.failed(nowMs, phase, b.state.HTTPStatus, NoRetryAfter)
 	}
-	b.expire(nowMs)
-	if b.state.Armed(nowMs) {
-		return false
+	return false // no answer: a network error, an abort or CORS, not the gateway's word
+}
+
+func (b *Breaker) succeeded(nowMs int64, phase Phase) bool {
+	b.lastSuccessMs, b.runFailures = nowMs, 0
+	switch {
+	case phase == HalfOpen:
+		b.set(nowMs, State{}, true) // the probe came back: closed
+		return true
+	case phase == Open && b.trippedAtMs != 0 && b.within(nowMs, b.trippedAtMs):
+		b.set(nowMs, State{}, true) // part of a burst that also succeeded: withdrawn
+		return true
 	}
-	b.set(State{Until: nowMs + b.policy.TTLMs, HTTPStatus: status}, true)
+	return false
+}
+
+func (b *Breaker) failed(nowMs int64, phase Phase, status int, retryAfterMs int64) bool {
+	switch phase {
+	case Open:
+		return false // a straggler of the burst that armed it
+	case HalfOpen:
+		strikes := min(b.state.Strikes+1, MaxStrikes)
+		b.open(nowMs, status, b.ttl(status, retryAfterMs, b.policy.probeTTL(strikes)), strikes)
+		return true
+	}
+	if b.runFailures == 0 || !b.within(nowMs, b.runStartMs) {
+		b.runStartMs, b.runFailures = nowMs, 0
+	}
+	b.runFailures++
+	if b.runFailures < b.policy.TripMinFailures || (b.lastSuccessMs != 0 && b.within(nowMs, b.lastSuccessMs)) {
+		return false // partial failure: the gateway is answering
+	}
+	b.open(nowMs, status, b.ttl(status, retryAfterMs, b.policy.TTLMs), 0)
+	b.trippedAtMs = nowMs
 	return true
 }
 
+// ttl is the open period for a failure: a 503's Retry-After of at least 1 s
+// when it has one, else base; capped at MaxTTLMs.
+func (b *Breaker) ttl(status int, retryAfterMs, base int64) int64 {
+	if status == 503 && retryAfterMs >= 1000 {
+		base = retryAfterMs
+	}
+	return min(base, b.policy.MaxTTLMs)
+}
+
+// within reports whether t is within the trip window of nowMs, either way:
+// a time "in the future" (the clock went back) counts only up to W.
+func (b *Breaker) within(nowMs, t int64) bool {
+	d := nowMs - t
+	return d < b.policy.TripWindowMs && -d < b.policy.TripWindowMs
+}
+
+// open arms the circuit for ttlMs with the given strikes.
+func (b *Breaker) open(nowMs int64, status int, ttlMs int64, strikes int) {
+	s := State{Until: nowMs + ttlMs, HTTPStatus: status, Strikes: strikes}
+	s.HalfOpenUntil = s.Until + b.policy.HalfOpenMs
+	b.trippedAtMs, b.runFailures = 0, 0
+	b.set(nowMs, s, true)
+}
+
 // Arm arms the circuit for ttlMs (0 = the policy's TTL, capped at MaxTTLMs),
-// replacing any current state.
+// replacing any current state: the app's own decision, which the trip rule
+// never withdraws.
 func (b *Breaker) Arm(nowMs int64, status int, ttlMs int64) (State, error) {
 	if !validStatus(status) {
 		return b.state, &ArmError{"httpStatus " + strconv.Itoa(status) + " is not 100-599"}
@@ -172,40 +347,55 @@ func (b *Breaker) Arm(nowMs int64, status int, ttlMs int64) (State, error) {
 	case ttlMs > b.policy.MaxTTLMs:
 		ttlMs = b.policy.MaxTTLMs
 	}
-	b.set(State{Until: nowMs + ttlMs, HTTPStatus: status}, true)
+	b.open(nowMs, status, ttlMs, 0)
 	return b.state, nil
 }
 
-// Clear closes the circuit: the user asked for a fresh attempt.
+// Clear closes the circuit: the user asked for a fresh attempt. The strikes
+// and the half-open memory go too.
 func (b *Breaker) Clear() {
+	b.runFailures = 0
 	if b.state != (State{}) {
-		b.set(State{}, true)
+		b.set(0, State{}, true) // the zero State is closed at any time
 		return
 	}
 	// Nothing in memory, but storage may hold what another writer put there.
 	b.remember(b.store.Delete(StorageKey))
 }
 
-// Version changes whenever the state does.
+// Version changes whenever the state or the phase does.
 func (b *Breaker) Version() uint32 { return b.version }
 
 // LastStorageError is the last failure of the store, or nil. It is
 // diagnostics only: a failing store leaves the circuit working in memory.
 func (b *Breaker) LastStorageError() error { return b.lastErr }
 
-func (b *Breaker) expire(nowMs int64) {
-	if b.state != (State{}) && !b.state.Armed(nowMs) {
-		b.set(State{}, true)
+// settle applies the time: the clamp of every read, and the end of the
+// half-open period (closed and removed).
+func (b *Breaker) settle(nowMs int64) {
+	s := b.state.clamp(nowMs, b.policy.MaxTTLMs)
+	if s.Phase(nowMs) == Closed {
+		s = State{}
 	}
+	b.set(nowMs, s, true)
 }
 
-// set is the one place the state changes.
-func (b *Breaker) set(s State, persist bool) {
+// set is the one place the state changes; it persists a changed state when
+// persist is set, and counts a change of state or phase.
+func (b *Breaker) set(nowMs int64, s State, persist bool) {
+	phase := s.Phase(nowMs)
 	if s == b.state {
+		if phase != b.phase {
+			b.phase = phase
+			b.version++
+		}
 		return
 	}
-	b.state = s
+	b.state, b.phase = s, phase
 	b.version++
+	if s == (State{}) {
+		b.trippedAtMs = 0
+	}
 	if !persist {
 		return
 	}

@@ -18,18 +18,21 @@ const (
 // The clock advances first, then at most one action runs, then the wants are checked.
 type step struct {
 	advance int64  // ms
-	observe int    // status
+	observe int    // status (-1: no answer, status 0)
+	ra      int64  // the observed answer's Retry-After, in ms (0: none)
 	arm     int    // status, with armTTL
 	armTTL  int64  //
 	clear   bool   //
 	load    bool   // a page reload: a new Breaker over the same store
 	stored  string // write this raw payload into the store first ("-" deletes)
 
-	decide    string // URL to decide for, checked against wantDecision
-	wantDec   circuit.Decision
-	wantArmed *bool
-	wantUntil int64 // offset from t0, when non-zero
-	wantRaw   *string
+	decide      string // URL to decide for, checked against wantDecision
+	wantDec     circuit.Decision
+	wantArmed   *bool
+	wantPhase   *circuit.Phase
+	wantStrikes int
+	wantUntil   int64 // offset from t0, when non-zero
+	wantRaw     *string
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -52,7 +55,11 @@ func run(t *testing.T, p circuit.Policy, steps []step) {
 		now += s.advance
 		switch {
 		case s.observe != 0:
-			b.Observe(now, s.observe)
+			status, ra := max(s.observe, 0), int64(circuit.NoRetryAfter)
+			if s.ra != 0 {
+				ra = s.ra
+			}
+			b.Observe(now, status, ra)
 		case s.arm != 0:
 			if _, err := b.Arm(now, s.arm, s.armTTL); err != nil {
 				t.Fatalf("step %d: Arm: %v", i, err)
@@ -78,6 +85,14 @@ func run(t *testing.T, p circuit.Policy, steps []step) {
 				t.Fatalf("step %d: until = t0%+d, want t0%+d", i, st.Until-t0, s.wantUntil)
 			}
 		}
+		if s.wantPhase != nil {
+			if got := b.Phase(now); got != *s.wantPhase {
+				t.Fatalf("step %d: phase = %v, want %v (%+v)", i, got, *s.wantPhase, b.State())
+			}
+			if got := b.State().Strikes; got != s.wantStrikes {
+				t.Fatalf("step %d: strikes = %d, want %d", i, got, s.wantStrikes)
+			}
+		}
 		if s.wantRaw != nil {
 			raw, ok, _ := mem.Get(circuit.StorageKey)
 			if !ok {
@@ -92,8 +107,14 @@ func run(t *testing.T, p circuit.Policy, steps []step) {
 
 var scope = circuit.Policy{Scope: []string{"http://app.test/api/"}}
 
+const (
+	// what a plain trip at t0 stores: until t0+120 s, half-open for 600 s more
+	tripped502 = `{"until":1700000120000,"httpStatus":502,"halfOpenUntil":1700000720000}`
+)
+
 func TestBreakerScripts(t *testing.T) {
 	yes, no := ptr(true), ptr(false)
+	closed, open, halfOpen := ptr(circuit.Closed), ptr(circuit.Open), ptr(circuit.HalfOpen)
 	tests := []struct {
 		name  string
 		p     circuit.Policy
@@ -101,20 +122,46 @@ func TestBreakerScripts(t *testing.T) {
 	}{
 		{"502 arms for the default TTL and survives a reload", scope, []step{
 			{decide: api, wantDec: circuit.Allow},
-			{observe: 502, wantArmed: yes, wantUntil: 120_000, wantRaw: ptr(`{"until":1700000120000,"httpStatus":502}`)},
+			{observe: 502, wantArmed: yes, wantUntil: 120_000, wantRaw: ptr(tripped502)},
 			{decide: api, wantDec: circuit.Block},
 			{advance: 1000},
 			{load: true, wantArmed: yes, wantUntil: 120_000},
 			{decide: api, wantDec: circuit.Block},
 			{decide: other, wantDec: circuit.Pass},
 		}},
-		{"expiry closes and removes the entry", scope, []step{
+		{"expiry is half-open, and the half-open period ends closed and removed", scope, []step{
 			{observe: 504},
 			{advance: 119_999, decide: api, wantDec: circuit.Block},
-			{advance: 1},
-			{decide: api, wantDec: circuit.Allow, wantArmed: no, wantRaw: ptr("-")},
+			{advance: 1, wantPhase: halfOpen},
+			{decide: api, wantDec: circuit.Allow, wantArmed: no, wantRaw: ptr(`{"until":1700000120000,"httpStatus":504,"halfOpenUntil":1700000720000}`)},
+			{advance: 599_999, wantPhase: halfOpen},
+			{advance: 1, wantPhase: closed, wantRaw: ptr("-")},
 		}},
-		{"4xx and 500 do not arm", scope, []step{
+		{"half-open: a success closes", scope, []step{
+			{observe: 502},
+			{advance: 120_000, wantPhase: halfOpen},
+			{observe: 200, wantPhase: closed, wantRaw: ptr("-")},
+		}},
+		{"half-open: failures re-arm with the TTL doubled, across reloads, up to the max", scope, []step{
+			{observe: 502},
+			{advance: 120_000, load: true, wantPhase: halfOpen},
+			{observe: 502, wantPhase: open, wantStrikes: 1, wantUntil: 120_000 + 240_000,
+				wantRaw: ptr(`{"until":1700000360000,"httpStatus":502,"strikes":1,"halfOpenUntil":1700000960000}`)},
+			{advance: 240_000, load: true, wantPhase: halfOpen, wantStrikes: 1},
+			{observe: -1, wantPhase: open, wantStrikes: 2, wantUntil: 360_000 + 480_000}, // no answer at all: still down
+			{advance: 480_000, observe: 503, wantPhase: open, wantStrikes: 3, wantUntil: 840_000 + 600_000},
+			{advance: 600_000, observe: 200, wantPhase: closed},
+			{observe: 502, wantPhase: closed}, // a success 0 s ago: partial
+			{advance: 3000, observe: 502, wantPhase: open, wantStrikes: 0, wantUntil: 1_443_000 + 120_000},
+		}},
+		{"half-open: a 503's Retry-After is the TTL", scope, []step{
+			{observe: 502},
+			{advance: 120_000, observe: 503, ra: 30_000, wantPhase: open, wantStrikes: 1, wantUntil: 150_000},
+		}},
+		{"no answer does not arm a closed circuit", scope, []step{
+			{observe: -1, wantPhase: closed, wantRaw: ptr("-")},
+		}},
+		{"4xx, 429 and 500 do not arm", scope, []step{
 			{observe: 400, wantArmed: no},
 			{observe: 404, wantArmed: no},
 			{observe: 429, wantArmed: no},
@@ -125,10 +172,67 @@ func TestBreakerScripts(t *testing.T) {
 			{observe: 502},
 			{advance: 5000, observe: 503, wantArmed: yes, wantUntil: 120_000},
 		}},
+		{"a rate limiter: failures right after a success do not arm", scope, []step{
+			{observe: 200},
+			{advance: 10, observe: 503, wantArmed: no},
+			{observe: 503, wantArmed: no},
+			{advance: 2989, observe: 503, wantArmed: no},
+			{advance: 1, observe: 503, wantArmed: yes, wantUntil: 3000 + 120_000}, // 3 s without a success: down
+		}},
+		{"a rate limiter: a success right after the trip withdraws it", scope, []step{
+			{observe: 503, wantArmed: yes, wantRaw: ptr(`{"until":1700000120000,"httpStatus":503,"halfOpenUntil":1700000720000}`)},
+			{advance: 1, observe: 503},
+			{advance: 5, observe: 200, wantPhase: closed, wantRaw: ptr("-")},
+			{observe: 503, wantArmed: no}, // and the success now counts
+		}},
+		{"a success after the trip window does not withdraw it", scope, []step{
+			{observe: 502},
+			{advance: 3000, observe: 200, wantArmed: yes, wantUntil: 120_000},
+		}},
+		{"a manual arm is never withdrawn by a success", scope, []step{
+			{arm: 503, armTTL: 5000},
+			{advance: 1, observe: 200, wantArmed: yes, wantUntil: 5000},
+		}},
+		{"a restored circuit is not withdrawn by a success", scope, []step{
+			{observe: 502},
+			{advance: 1, load: true},
+			{advance: 1, observe: 200, wantArmed: yes, wantUntil: 120_000},
+		}},
+		{"503 with Retry-After arms for it, capped, by the same rule", scope, []step{
+			{observe: 503, ra: 30_000, wantArmed: yes, wantUntil: 30_000},
+			{clear: true},
+			{observe: 503, ra: 9_999_000, wantArmed: yes, wantUntil: 600_000},
+			{clear: true},
+			{observe: 503, ra: 500, wantArmed: yes, wantUntil: 120_000}, // under 1 s: the TTL
+			{clear: true},
+			{observe: 502, ra: 30_000, wantArmed: yes, wantUntil: 120_000}, // only a 503's
+			{clear: true},
+			{observe: 200},
+			{advance: 1, observe: 503, ra: 30_000, wantArmed: no}, // partial, Retry-After or not
+		}},
+		{"min failures: N trip statuses within W", circuit.Policy{Scope: scope.Scope, TripMinFailures: 3}, []step{
+			{observe: 503, wantArmed: no},
+			{advance: 1000, observe: 503, wantArmed: no},
+			{advance: 2000, observe: 503, wantArmed: no}, // the run started 3 s ago: a new run
+			{advance: 100, observe: 503, wantArmed: no},
+			{advance: 100, observe: 503, wantArmed: yes, wantUntil: 3200 + 120_000},
+		}},
+		{"min failures: a success resets the run", circuit.Policy{Scope: scope.Scope, TripMinFailures: 2, TripWindowMs: 100}, []step{
+			{observe: 502},
+			{advance: 10, observe: 200},
+			{advance: 100, observe: 502, wantArmed: no},
+			{advance: 10, observe: 502, wantArmed: yes},
+		}},
 		{"clear closes and removes", scope, []step{
 			{observe: 502},
 			{clear: true, wantArmed: no, wantRaw: ptr("-")},
 			{decide: api, wantDec: circuit.Allow},
+		}},
+		{"clear ends the half-open memory and the strikes", scope, []step{
+			{observe: 502},
+			{advance: 120_000, observe: 502, wantStrikes: 1, wantPhase: open},
+			{clear: true, wantPhase: closed, wantRaw: ptr("-")},
+			{advance: 3000, observe: 502, wantStrikes: 0, wantPhase: open, wantUntil: 123_000 + 120_000},
 		}},
 		{"clear removes an entry written behind our back", scope, []step{
 			{stored: `{"until":1700000005000,"httpStatus":502}`},
@@ -144,17 +248,43 @@ func TestBreakerScripts(t *testing.T) {
 			{load: true, wantArmed: yes, wantUntil: 600_000, wantRaw: ptr(`{"until":1700000600000,"httpStatus":502}`)},
 			{advance: 600_000, load: true, wantArmed: no, wantRaw: ptr("-")},
 		}},
+		{"the seed's format expires closed: no half-open without halfOpenUntil", scope, []step{
+			{stored: `{"until":1700000005000,"httpStatus":502}`},
+			{load: true, wantPhase: open},
+			{advance: 5000, wantPhase: closed, wantRaw: ptr("-")},
+		}},
+		{"a stored half-open entry sends one probe's worth: the next failure doubles", scope, []step{
+			{stored: `{"until":1699999990000,"httpStatus":502,"strikes":2,"halfOpenUntil":1700000100000}`},
+			{load: true, wantPhase: halfOpen, wantStrikes: 2},
+			{observe: 502, wantPhase: open, wantStrikes: 3, wantUntil: 600_000}, // 120 s × 8 > max
+		}},
 		{"a malformed entry is closed and removed on load", scope, []step{
 			{stored: `{"until":"later","httpStatus":502}`},
 			{load: true, wantArmed: no, wantRaw: ptr("-")},
 		}},
 		{"custom trip statuses and TTL", circuit.Policy{Scope: scope.Scope, TTLMs: 3000, TripStatuses: []int{500}}, []step{
 			{observe: 502, wantArmed: no},
-			{observe: 500, wantArmed: yes, wantUntil: 3000},
+			{advance: 3000, observe: 500, wantArmed: yes, wantUntil: 6000}, // 502 is a success here
 		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { run(t, tt.p, tt.steps) })
+	}
+}
+
+// TestClockJumpBack: every read clamps the deadline to now + MaxTTLMs, the
+// one in memory too, so Date.now() going back an hour cannot block for 62 min.
+func TestClockJumpBack(t *testing.T) {
+	mem := store.NewMemory()
+	b, _ := circuit.New(scope, mem)
+	b.Observe(t0, 502, circuit.NoRetryAfter)
+	back := t0 - 3_600_000
+	s, armed := b.Read(back)
+	if !armed || s.Until != back+600_000 || s.HalfOpenUntil != back+1_200_000 {
+		t.Fatalf("Read after the clock went back an hour = %+v, %v; want until now+600 s", s, armed)
+	}
+	if raw, _, _ := mem.Get(circuit.StorageKey); raw != s.Payload() {
+		t.Fatalf("stored %s, want the clamped %s", raw, s.Payload())
 	}
 }
 
@@ -174,7 +304,7 @@ func TestStorageFailureKeepsWorkingInMemory(t *testing.T) {
 	if s := b.Load(t0); s.Armed(t0) {
 		t.Fatalf("Load = %+v, want closed", s)
 	}
-	if !b.Observe(t0, 502) || b.Decide(t0+1, api) != circuit.Block {
+	if !b.Observe(t0, 502, circuit.NoRetryAfter) || b.Decide(t0+1, api) != circuit.Block {
 		t.Fatal("circuit did not arm in memory when storage fails")
 	}
 	if !errors.Is(b.LastStorageError(), store.ErrUnavailable) {
@@ -185,14 +315,18 @@ func TestStorageFailureKeepsWorkingInMemory(t *testing.T) {
 func TestVersionCountsChanges(t *testing.T) {
 	b, _ := circuit.New(scope, store.NewMemory())
 	v0 := b.Version()
-	b.Observe(t0, 502)
-	b.Observe(t0+1, 502) // no change
+	b.Observe(t0, 502, circuit.NoRetryAfter)
+	b.Observe(t0+1, 502, circuit.NoRetryAfter) // no change
 	if b.Version() != v0+1 {
 		t.Fatalf("version = %d, want %d", b.Version(), v0+1)
 	}
-	b.Decide(t0+200_000, api) // expiry is a change
+	b.Decide(t0+200_000, api) // half-open: a change of phase
 	if b.Version() != v0+2 {
 		t.Fatalf("version after expiry = %d, want %d", b.Version(), v0+2)
+	}
+	b.Decide(t0+800_000, api) // closed
+	if b.Version() != v0+3 {
+		t.Fatalf("version after the half-open period = %d, want %d", b.Version(), v0+3)
 	}
 }
 

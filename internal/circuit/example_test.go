@@ -13,7 +13,7 @@ func Example() {
 	now := int64(1_700_000_000_000)
 
 	fmt.Println(b.Decide(now, "https://app.example/api/me") == circuit.Allow)
-	b.Observe(now, 502) // the gateway is down
+	b.Observe(now, 502, circuit.NoRetryAfter) // the gateway is down
 	fmt.Println(b.Decide(now+1, "https://app.example/api/me") == circuit.Block)
 
 	// F5: a new page, the same tab's storage.
@@ -26,7 +26,7 @@ func Example() {
 	// true
 	// true
 	// true
-	// {"until":1700000120000,"httpStatus":502}
+	// {"until":1700000120000,"httpStatus":502,"halfOpenUntil":1700000720000}
 }
 
 func ExampleRestore() {

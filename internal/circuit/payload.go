@@ -29,20 +29,25 @@ func (e *PayloadError) Unwrap() error { return ErrMalformed }
 
 func malformed(reason string) error { return &PayloadError{Reason: reason} }
 
-// ParsePayload reads `{"until":<ms>,"httpStatus":<int>}`.
+// ParsePayload reads `{"until":<ms>,"httpStatus":<int>}`, with the optional
+// `"strikes":<int>` and `"halfOpenUntil":<ms>` that this version writes.
 //
 // The rules are those of JSON.parse followed by the shim's type checks, so the
 // Go and JS readers agree on every input (testdata/payload_vectors.json):
 // any JSON object is accepted, unknown keys are ignored, a repeated key keeps
 // its last value, "until" must be an integral finite number and "httpStatus"
-// an integer in 100..599. It does not use encoding/json: that import alone
+// an integer in 100..599. The optional fields never make an entry malformed
+// (an older writer's entry stays valid, and a bad optional value must not
+// close an armed circuit): "strikes" counts when it is an integral number
+// >= 0, "halfOpenUntil" when it is an integral finite number, and either is
+// otherwise read as absent (0). It does not use encoding/json: that import alone
 // would add ~250 KB (brotli) to the wasm every user downloads.
 func ParsePayload(raw string) (State, error) {
 	if utf16Len(raw) > MaxPayloadLen {
 		return State{}, malformed("longer than " + strconv.Itoa(MaxPayloadLen) + " characters")
 	}
 	p := parser{Scanner: jsontext.Scanner{S: raw}}
-	var until, status number
+	var until, status, strikes, halfOpen number
 	p.Space()
 	if p.Peek() != '{' {
 		return State{}, malformed("not a JSON object")
@@ -53,6 +58,10 @@ func ParsePayload(raw string) (State, error) {
 			until = p.num()
 		case "httpStatus":
 			status = p.num()
+		case "strikes":
+			strikes = p.num()
+		case "halfOpenUntil":
+			halfOpen = p.num()
 		default:
 			return p.value(1)
 		}
@@ -68,22 +77,38 @@ func ParsePayload(raw string) (State, error) {
 	switch {
 	case !until.isNum:
 		return State{}, malformed(`"until" is missing or not a number`)
-	case math.IsInf(until.v, 0) || until.v != math.Trunc(until.v):
+	case !until.integral():
 		return State{}, malformed(`"until" is not an integer`)
 	case !status.isNum:
 		return State{}, malformed(`"httpStatus" is missing or not a number`)
 	case status.v != math.Trunc(status.v) || status.v < 100 || status.v > 599:
 		return State{}, malformed(`"httpStatus" is not an HTTP status (100-599)`)
 	}
-	return State{Until: saturate(until.v), HTTPStatus: int(status.v)}, nil
+	s := State{Until: saturate(until.v), HTTPStatus: int(status.v)}
+	if strikes.integral() && strikes.v >= 0 {
+		s.Strikes = int(min(strikes.v, MaxStrikes+1)) // clamp reports the excess
+	}
+	if halfOpen.integral() {
+		s.HalfOpenUntil = saturate(halfOpen.v)
+	}
+	return s, nil
 }
 
-// AppendPayload appends the stored form of s to b.
+// AppendPayload appends the stored form of s to b. The optional fields are
+// written only when they say something.
 func AppendPayload(b []byte, s State) []byte {
 	b = append(b, `{"until":`...)
 	b = strconv.AppendInt(b, s.Until, 10)
 	b = append(b, `,"httpStatus":`...)
 	b = strconv.AppendInt(b, int64(s.HTTPStatus), 10)
+	if s.Strikes > 0 {
+		b = append(b, `,"strikes":`...)
+		b = strconv.AppendInt(b, int64(s.Strikes), 10)
+	}
+	if s.HalfOpenUntil != 0 {
+		b = append(b, `,"halfOpenUntil":`...)
+		b = strconv.AppendInt(b, s.HalfOpenUntil, 10)
+	}
 	return append(b, '}')
 }
 
@@ -116,6 +141,11 @@ func utf16Len(s string) int {
 type number struct {
 	v     float64
 	isNum bool
+}
+
+// integral reports a finite number with no fraction.
+func (n number) integral() bool {
+	return n.isNum && !math.IsInf(n.v, 0) && n.v == math.Trunc(n.v)
 }
 
 // parser validates a JSON document without building it (the grammar is

@@ -23,6 +23,18 @@ type vectorFile struct {
 			Action     string `json:"action"`
 		} `json:"want"`
 	} `json:"vectors"`
+	PhaseVectors []struct {
+		Name string  `json:"name"`
+		Raw  *string `json:"raw"`
+		Want struct {
+			Phase         string `json:"phase"`
+			Action        string `json:"action"`
+			Until         int64  `json:"until"`
+			HTTPStatus    int    `json:"httpStatus"`
+			Strikes       int    `json:"strikes"`
+			HalfOpenUntil int64  `json:"halfOpenUntil"`
+		} `json:"want"`
+	} `json:"phaseVectors"`
 }
 
 func loadVectors(t testing.TB) vectorFile {
@@ -38,16 +50,20 @@ func loadVectors(t testing.TB) vectorFile {
 	return f
 }
 
+// restoreVector reads a vector's raw value (nil: the key is absent).
+func restoreVector(f vectorFile, raw *string) (circuit.State, circuit.Action) {
+	if raw == nil {
+		return circuit.Restore("", false, f.NowMs, f.MaxTTLMs)
+	}
+	return circuit.Restore(*raw, true, f.NowMs, f.MaxTTLMs)
+}
+
 // TestRestoreVectors runs the vectors the JS reader runs too.
 func TestRestoreVectors(t *testing.T) {
 	f := loadVectors(t)
 	for _, v := range f.Vectors {
 		t.Run(v.Name, func(t *testing.T) {
-			raw, present := "", v.Raw != nil
-			if present {
-				raw = *v.Raw
-			}
-			s, action := circuit.Restore(raw, present, f.NowMs, f.MaxTTLMs)
+			s, action := restoreVector(f, v.Raw)
 			if got := s.Armed(f.NowMs); got != v.Want.Armed {
 				t.Errorf("armed = %v, want %v (state %+v)", got, v.Want.Armed, s)
 			}
@@ -56,6 +72,35 @@ func TestRestoreVectors(t *testing.T) {
 			}
 			if v.Want.Armed && (s.Until != v.Want.Until || s.HTTPStatus != v.Want.HTTPStatus) {
 				t.Errorf("state = %+v, want until %d status %d", s, v.Want.Until, v.Want.HTTPStatus)
+			}
+		})
+	}
+}
+
+// TestRestorePhaseVectors runs the vectors of the optional fields and the
+// half-open phase, which the JS reader must run too.
+func TestRestorePhaseVectors(t *testing.T) {
+	f := loadVectors(t)
+	if len(f.PhaseVectors) < 20 {
+		t.Fatalf("only %d phase vectors", len(f.PhaseVectors))
+	}
+	for _, v := range f.PhaseVectors {
+		t.Run(v.Name, func(t *testing.T) {
+			s, action := restoreVector(f, v.Raw)
+			if got := s.Phase(f.NowMs).String(); got != v.Want.Phase {
+				t.Errorf("phase = %v, want %v (state %+v)", got, v.Want.Phase, s)
+			}
+			if action.String() != v.Want.Action {
+				t.Errorf("action = %v, want %v", action, v.Want.Action)
+			}
+			want := circuit.State{Until: v.Want.Until, HTTPStatus: v.Want.HTTPStatus, Strikes: v.Want.Strikes, HalfOpenUntil: v.Want.HalfOpenUntil}
+			if s != want {
+				t.Errorf("state = %+v, want %+v", s, want)
+			}
+			if action == circuit.ActionRewrite {
+				if again, a := circuit.Restore(s.Payload(), true, f.NowMs, f.MaxTTLMs); again != s || a != circuit.ActionKeep {
+					t.Errorf("the rewritten %s reads back as %+v, %v", s.Payload(), again, a)
+				}
 			}
 		})
 	}
@@ -70,7 +115,8 @@ func TestParsePayloadErrorsAreTyped(t *testing.T) {
 }
 
 func TestPayloadRoundTrip(t *testing.T) {
-	for _, s := range []circuit.State{{Until: 1, HTTPStatus: 502}, {Until: 1700000000000, HTTPStatus: 599}, {Until: -7, HTTPStatus: 100}} {
+	for _, s := range []circuit.State{{Until: 1, HTTPStatus: 502}, {Until: 1700000000000, HTTPStatus: 599}, {Until: -7, HTTPStatus: 100},
+		{Until: 5, HTTPStatus: 503, Strikes: 3, HalfOpenUntil: 600_005}} {
 		got, err := circuit.ParsePayload(s.Payload())
 		if err != nil || got != s {
 			t.Errorf("ParsePayload(%s) = %+v, %v; want %+v", s.Payload(), got, err, s)

@@ -6,11 +6,31 @@ import (
 	"strings"
 )
 
-// Defaults, applied in one place: Policy.WithDefaults.
+// Defaults, applied in one place: Policy.WithDefaults. Every knob, its
+// default and its valid range:
+//
+//	TTLMs            120 000   > 0, ≤ MaxTTLMs   how long a trip arms the circuit
+//	MaxTTLMs         600 000   > 0               cap on every TTL and every time read back
+//	TripStatuses     502,503,504  100–599        the answers that count as the gateway failing
+//	TripWindowMs       3 000   > 0               the trip rule's window W
+//	TripMinFailures        1   1–1000            failures in W, with no success in W, that arm
+//	HalfOpenMs       MaxTTLMs  1–MaxTTLMs        how long after the TTL the outage is remembered (half-open)
+//
+// The trip rule ("a rate limiter is not an outage") is in the package comment.
 const (
-	DefaultTTLMs    = 120_000 // how long a trip keeps the circuit armed
-	DefaultMaxTTLMs = 600_000 // no stored or requested TTL is honoured beyond this
+	DefaultTTLMs           = 120_000 // how long a trip keeps the circuit armed
+	DefaultMaxTTLMs        = 600_000 // no stored or requested TTL is honoured beyond this
+	DefaultTripWindowMs    = 3_000   // a success this recent means "partial failure", not "down"
+	DefaultTripMinFailures = 1       // the seed's rule: one failure arms when nothing succeeded
 )
+
+// MaxStrikes caps the failed probes counted in a row (stored as "strikes"):
+// TTL × 2^16 is beyond any MaxTTLMs that makes sense for a person's tab.
+const MaxStrikes = 16
+
+// NoRetryAfter is the retryAfterMs to pass to Observe when the answer had no
+// usable Retry-After header (absent, or malformed: see retryafter.Parse).
+const NoRetryAfter = -1
 
 // DefaultTripStatuses are the gateway failures that arm the circuit.
 // 500 is not among them: it is the application failing, not the gateway.
@@ -40,9 +60,22 @@ type Policy struct {
 	// MaxTTLMs caps every TTL, including an "until" read back from storage,
 	// so a poisoned entry cannot lock a tab out for days. Default 600 000.
 	MaxTTLMs int64 `json:"maxTtlMs"`
-	// TripStatuses arm the circuit when a response has one of them.
+	// TripStatuses are the answers that count as the gateway failing.
 	// Default 502, 503, 504.
 	TripStatuses []int `json:"tripStatuses"`
+	// TripWindowMs is the window W of the trip rule: a trip status arms
+	// the circuit only when no success was seen within W, and a success
+	// within W after a trip withdraws it. Default 3 000.
+	TripWindowMs int64 `json:"tripWindowMs"`
+	// TripMinFailures is how many trip statuses within W (with no success)
+	// arm the circuit. Default 1: a gateway that answers nothing but
+	// failures arms on the first, as before.
+	TripMinFailures int `json:"tripMinFailures"`
+	// HalfOpenMs is how long after its TTL an outage is remembered as
+	// half-open (persisted as "halfOpenUntil"): the next request, even after
+	// a reload, is the one probe; a failure re-arms with the TTL doubled.
+	// Default MaxTTLMs; at most MaxTTLMs.
+	HalfOpenMs int64 `json:"halfOpenMs"`
 	// Scope lists absolute URL prefixes ("https://api.example.com/",
 	// "http://127.0.0.1:8080/api/"). A request is in scope when its absolute
 	// URL starts with one of them. The shim resolves data-scope against the
@@ -61,6 +94,15 @@ func (p Policy) WithDefaults() Policy {
 	if p.TripStatuses == nil {
 		p.TripStatuses = DefaultTripStatuses
 	}
+	if p.TripWindowMs == 0 {
+		p.TripWindowMs = DefaultTripWindowMs
+	}
+	if p.TripMinFailures == 0 {
+		p.TripMinFailures = DefaultTripMinFailures
+	}
+	if p.HalfOpenMs == 0 {
+		p.HalfOpenMs = p.MaxTTLMs
+	}
 	return p
 }
 
@@ -73,6 +115,12 @@ func (p Policy) Validate() error {
 		return &PolicyError{"maxTtlMs", "must be > 0"}
 	case p.TTLMs > p.MaxTTLMs:
 		return &PolicyError{"ttlMs", "must not exceed maxTtlMs (" + strconv.FormatInt(p.MaxTTLMs, 10) + ")"}
+	case p.TripWindowMs <= 0:
+		return &PolicyError{"tripWindowMs", "must be > 0"}
+	case p.TripMinFailures < 1 || p.TripMinFailures > 1000:
+		return &PolicyError{"tripMinFailures", "must be 1-1000"}
+	case p.HalfOpenMs <= 0 || p.HalfOpenMs > p.MaxTTLMs:
+		return &PolicyError{"halfOpenMs", "must be 1-maxTtlMs (" + strconv.FormatInt(p.MaxTTLMs, 10) + ")"}
 	}
 	for _, s := range p.TripStatuses {
 		if !validStatus(s) {
@@ -102,7 +150,7 @@ func (p *Policy) InScope(url string) bool {
 	return false
 }
 
-// Trips reports whether a response status arms the circuit.
+// Trips reports whether a response status counts as the gateway failing.
 func (p *Policy) Trips(status int) bool {
 	for _, s := range p.TripStatuses {
 		if s == status {
@@ -110,4 +158,14 @@ func (p *Policy) Trips(status int) bool {
 		}
 	}
 	return false
+}
+
+// probeTTL is the open period after the strikes-th failed probe in a row:
+// min(TTLMs × 2^strikes, MaxTTLMs).
+func (p *Policy) probeTTL(strikes int) int64 {
+	ttl := p.TTLMs
+	for i := 0; i < strikes && ttl < p.MaxTTLMs; i++ {
+		ttl *= 2
+	}
+	return min(ttl, p.MaxTTLMs)
 }

@@ -4,7 +4,16 @@
 //
 // The pause for the n-th 429 in a row on a service (no success in between) is
 //
-//	min(MaxPauseMs, base × 2^(n-1)),  base = max(Retry-After, 1 s), or PauseMs without one
+//	min(MaxPauseMs, base × 2^(n-1)),  base = max(Retry-After, 1 s), or PauseMs (5 s) without one
+//
+// A 429 without a usable Retry-After (absent, or malformed like "0.5":
+// retryafter.Parse) leaves the length to this module, and the default is
+// short on purpose: the pause blocks a person's tab, not a server's cache.
+// Limiters that send 429 without Retry-After (nginx's limit_req_status 429)
+// usually drain within a second or two; one that counts per minute is met by
+// the doubling (5, 10, 20, 40, 80 s). Five seconds is within the pause
+// people accept without thinking the page is broken, and at most
+// RetryMaxMs, so the first 429 is waited out and retried once, unseen.
 //
 // so a server that keeps answering 429 after the time it asked for is given
 // twice as long each time, up to 30 minutes. A 429 that arrives while the
@@ -15,9 +24,12 @@
 // then sends the request once more; a longer one, or a 429 to that retry,
 // answers the request with the synthetic "cooling down" response.
 //
-// There is deliberately no Clear: the user's "try again" does not lift a
-// pause the server asked for (issue 7, rule 8). The pause lives in memory; a
-// reload forgets it. Not safe for concurrent use.
+// Every pause is visible (Pauses: service, until, reason, whether the server
+// asked for it). The user's "try again" calls ClearChosen: it ends every
+// pause this module chose on its own (no Retry-After) and keeps those the
+// server asked for with Retry-After. Pauses are persisted (Encode, Restore)
+// and every read clamps them to now + MaxPauseMs. Not safe for concurrent
+// use.
 package cooldown
 
 import (
@@ -29,7 +41,7 @@ import (
 
 // Defaults, applied in one place: Policy.WithDefaults.
 const (
-	DefaultPauseMs     = 300_000   // pause for a 429 without a usable Retry-After
+	DefaultPauseMs     = 5_000     // pause for a 429 without a usable Retry-After (see the package comment)
 	DefaultMaxPauseMs  = 1_800_000 // no pause is longer
 	DefaultRetryMaxMs  = 10_000    // a 429 whose pause is this short is waited out and retried once
 	DefaultMaxServices = 256       // services remembered at once
@@ -50,7 +62,7 @@ var ErrInvalidPolicy = errors.New("cooldown: invalid policy")
 type Policy struct {
 	// Disabled turns the policy off: a 429 reaches the app as it is.
 	Disabled bool `json:"disabled"`
-	// PauseMs is the pause for a 429 without Retry-After. Default 300 000.
+	// PauseMs is the pause for a 429 without Retry-After. Default 5 000.
 	PauseMs int64 `json:"pauseMs"`
 	// MaxPauseMs caps every pause, Retry-After included. Default 1 800 000.
 	MaxPauseMs int64 `json:"maxPauseMs"`
@@ -126,6 +138,29 @@ type Outcome struct {
 type service struct {
 	untilMs int64 // paused while now < untilMs
 	strikes int   // 429s in a row, stragglers excluded
+	asked   bool  // the server asked for the pause (Retry-After): ClearChosen keeps it
+}
+
+// Reasons a service is paused, for Paused.Reason.
+const (
+	ReasonRetryAfter  = "retryAfter"  // a 429 with Retry-After: the server set the length
+	ReasonRateLimited = "rateLimited" // a 429 without a usable Retry-After: this module chose the length
+)
+
+// Paused is one service's pause, as the public API lists it.
+type Paused struct {
+	Service     string // the scope entry or origin paused
+	UntilMs     int64  // Unix ms
+	Strikes     int    // 429s in a row
+	ServerAsked bool   // Retry-After set it; ClearChosen keeps it
+}
+
+// Reason is ReasonRetryAfter or ReasonRateLimited.
+func (p Paused) Reason() string {
+	if p.ServerAsked {
+		return ReasonRetryAfter
+	}
+	return ReasonRateLimited
 }
 
 // Cooldown holds the pauses of one tab.
@@ -150,15 +185,53 @@ func (c *Cooldown) Policy() Policy { return c.policy }
 
 // Decide reports whether requests to svc are paused at nowMs, and until when.
 func (c *Cooldown) Decide(nowMs int64, svc string) (untilMs int64, paused bool) {
-	s, ok := c.services.Peek(svc)
+	s, ok := c.read(nowMs, svc)
 	if !ok {
 		return 0, false
 	}
-	if c.forgotten(nowMs, s) {
-		c.remove(svc)
-		return 0, false
-	}
 	return s.untilMs, nowMs < s.untilMs
+}
+
+// read returns svc's entry at nowMs, clamped to now + MaxPauseMs (a clock
+// that went back cannot stretch a pause); a long-forgotten one is removed.
+func (c *Cooldown) read(nowMs int64, svc string) (service, bool) {
+	s, ok := c.services.Peek(svc)
+	switch {
+	case !ok:
+		return service{}, false
+	case c.forgotten(nowMs, s):
+		c.remove(svc)
+		return service{}, false
+	case s.untilMs > nowMs+c.policy.MaxPauseMs:
+		s.untilMs = nowMs + c.policy.MaxPauseMs
+		c.put(svc, s)
+	}
+	return s, true
+}
+
+// Pauses lists the services paused at nowMs, least recently updated first.
+func (c *Cooldown) Pauses(nowMs int64) []Paused {
+	var out []Paused
+	for _, svc := range c.services.Keys() {
+		if s, ok := c.read(nowMs, svc); ok && nowMs < s.untilMs {
+			out = append(out, Paused{Service: svc, UntilMs: s.untilMs, Strikes: s.strikes, ServerAsked: s.asked})
+		}
+	}
+	return out
+}
+
+// ClearChosen is the user's "try again": it forgets every service whose
+// pause (or strikes) this module chose on its own, and keeps the pauses the
+// server asked for with Retry-After. It reports whether anything changed.
+func (c *Cooldown) ClearChosen() bool {
+	changed := false
+	for _, svc := range c.services.Keys() {
+		if s, _ := c.services.Peek(svc); !s.asked {
+			c.remove(svc)
+			changed = true
+		}
+	}
+	return changed
 }
 
 // Limited takes a 429 from svc. retryAfterMs is the parsed Retry-After, or
@@ -167,18 +240,16 @@ func (c *Cooldown) Limited(nowMs int64, svc string, retryAfterMs int64, retried 
 	if c.policy.Disabled {
 		return Outcome{Action: None}
 	}
-	s, _ := c.services.Peek(svc)
+	s, _ := c.read(nowMs, svc)
 	switch {
 	case nowMs < s.untilMs: // a straggler: no strike, but honour a later Retry-After
-		if retryAfterMs >= 0 {
-			s.untilMs = max(s.untilMs, nowMs+min(retryAfterMs, c.policy.MaxPauseMs))
+		if end := nowMs + min(retryAfterMs, c.policy.MaxPauseMs); retryAfterMs >= 0 && end >= s.untilMs {
+			s.untilMs, s.asked = end, true
 		}
 	default:
-		if c.forgotten(nowMs, s) {
-			s.strikes = 0
-		}
 		s.strikes++
 		s.untilMs = nowMs + c.pause(retryAfterMs, s.strikes)
+		s.asked = retryAfterMs >= 0
 	}
 	c.put(svc, s)
 	wait := s.untilMs - nowMs

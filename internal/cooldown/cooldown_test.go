@@ -1,6 +1,7 @@
 package cooldown_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -72,13 +73,23 @@ func run(t *testing.T, p cooldown.Policy, steps []step) *cooldown.Cooldown {
 	return c
 }
 
+// long is the policy of the first version (300 s without Retry-After), which
+// makes the arithmetic of the longer scripts easy to follow.
+var long = cooldown.Policy{PauseMs: 300_000}
+
 func TestCooldownScripts(t *testing.T) {
 	tests := []struct {
 		name  string
 		p     cooldown.Policy
 		steps []step
 	}{
-		{"no Retry-After: 300 s for the whole service", cooldown.Policy{}, []step{
+		{"no Retry-After: 5 s by default, waited out and retried once; the retry's 429 pauses 10 s", cooldown.Policy{}, []step{
+			{wantPause: -1},
+			{limited: true, retryAfter: no, want: out(cooldown.Retry, 5000, 5000), wantPause: 5000},
+			{advance: 5000, limited: true, retryAfter: no, retried: true, want: out(cooldown.Pause, 0, 5000+10_000), wantPause: 10_000},
+			{svc: "https://other.test", wantPause: -1},
+		}},
+		{"no Retry-After with a long PauseMs: the whole service pauses", long, []step{
 			{wantPause: -1},
 			{limited: true, retryAfter: no, want: out(cooldown.Pause, 0, 300_000), wantPause: 300_000},
 			{advance: 299_999, wantPause: 1},
@@ -97,7 +108,7 @@ func TestCooldownScripts(t *testing.T) {
 		{"Retry-After 0 is waited as 1 s", cooldown.Policy{}, []step{
 			{limited: true, retryAfter: 0, want: out(cooldown.Retry, 1000, 1000)},
 		}},
-		{"repeated 429s double the pause up to 30 min", cooldown.Policy{}, []step{
+		{"repeated 429s double the pause up to 30 min", long, []step{
 			{limited: true, retryAfter: no, wantPause: 300_000},
 			{advance: 300_000, limited: true, retryAfter: no, wantPause: 600_000},
 			{advance: 600_000, limited: true, retryAfter: no, wantPause: 1_200_000},
@@ -118,22 +129,22 @@ func TestCooldownScripts(t *testing.T) {
 			{limited: true, retryAfter: 3000, want: out(cooldown.Retry, 3000, 3000)},
 			{advance: 1000, limited: true, retryAfter: 3000, want: out(cooldown.Retry, 3000, 4000)},
 		}},
-		{"a success ends the strikes, not the pause in force", cooldown.Policy{}, []step{
+		{"a success ends the strikes, not the pause in force", long, []step{
 			{limited: true, retryAfter: no},
 			{advance: 1000, ok: true, wantPause: 299_000},
 			{advance: 299_000, limited: true, retryAfter: no, wantPause: 300_000},
 		}},
-		{"a success after the pause forgets the service", cooldown.Policy{}, []step{
+		{"a success after the pause forgets the service", long, []step{
 			{limited: true, retryAfter: no},
 			{advance: 300_000, ok: true},
 			{limited: true, retryAfter: no, wantPause: 300_000},
 		}},
-		{"quiet for 30 min after a pause: strikes start over", cooldown.Policy{}, []step{
+		{"quiet for 30 min after a pause: strikes start over", long, []step{
 			{limited: true, retryAfter: no},
 			{advance: 300_000 + 1_799_999, limited: true, retryAfter: no, wantPause: 600_000},
 			{advance: 600_000 + 1_800_000, limited: true, retryAfter: no, wantPause: 300_000},
 		}},
-		{"services are paused independently", cooldown.Policy{}, []step{
+		{"services are paused independently", long, []step{
 			{svc: "https://a.test", limited: true, retryAfter: no},
 			{svc: "https://b.test", wantPause: -1},
 			{svc: "https://a.test", wantPause: 300_000},
@@ -156,7 +167,7 @@ func TestCooldownScripts(t *testing.T) {
 }
 
 func TestFullTableForgetsTheLeastRecentlyUpdatedService(t *testing.T) {
-	c := run(t, cooldown.Policy{MaxServices: 2}, []step{
+	c := run(t, cooldown.Policy{PauseMs: 300_000, MaxServices: 2}, []step{
 		{svc: "https://a.test", limited: true, retryAfter: no},
 		{svc: "https://b.test", limited: true, retryAfter: no},
 		{svc: "https://a.test", limited: true, retryAfter: no}, // a straggler: a is now the most recent
@@ -214,5 +225,66 @@ func TestPolicyValidateNamesTheField(t *testing.T) {
 		if got := policyerr.Field(err, cooldown.ErrInvalidPolicy); got != c.field {
 			t.Errorf("New(%+v) err = %v, want a policy error for %s", c.p, err, c.field)
 		}
+	}
+}
+
+func TestClearChosenKeepsOnlyWhatTheServerAskedFor(t *testing.T) {
+	c, _ := cooldown.New(cooldown.Policy{})
+	c.Limited(t0, "https://chosen.test", no, true)            // 5 s, our default
+	c.Limited(t0, "https://asked.test", 60_000, true)         // 60 s, Retry-After
+	c.Limited(t0, "https://extended.test", no, true)          // ours, then
+	c.Limited(t0+10, "https://extended.test", 120_000, false) // a straggler's Retry-After takes over
+	c.Limited(t0+20, "https://shorter.test", no, true)        // ours, and
+	c.Limited(t0+30, "https://shorter.test", 1000, false)     // a shorter Retry-After leaves it ours
+	want := []cooldown.Paused{
+		{Service: "https://chosen.test", UntilMs: t0 + 5000, Strikes: 1},
+		{Service: "https://asked.test", UntilMs: t0 + 60_000, Strikes: 1, ServerAsked: true},
+		{Service: "https://extended.test", UntilMs: t0 + 10 + 120_000, Strikes: 1, ServerAsked: true},
+		{Service: "https://shorter.test", UntilMs: t0 + 20 + 5000, Strikes: 1},
+	}
+	if got := c.Pauses(t0 + 100); !slices.Equal(got, want) {
+		t.Fatalf("Pauses =\n%+v\nwant\n%+v", got, want)
+	}
+	if want[0].Reason() != cooldown.ReasonRateLimited || want[1].Reason() != cooldown.ReasonRetryAfter {
+		t.Fatal("Reason does not say who chose the pause")
+	}
+	if !c.ClearChosen() {
+		t.Fatal("ClearChosen changed nothing")
+	}
+	if got := c.Pauses(t0 + 100); !slices.Equal(got, []cooldown.Paused{want[1], want[2]}) {
+		t.Fatalf("after ClearChosen: %+v", got)
+	}
+	if _, paused := c.Decide(t0+100, "https://chosen.test"); paused {
+		t.Fatal("a chosen pause survived ClearChosen")
+	}
+	// Its strikes went too: the next 429 is a first one again.
+	if o := c.Limited(t0+200, "https://chosen.test", no, false); o.Action != cooldown.Retry || o.WaitMs != 5000 {
+		t.Fatalf("after ClearChosen a 429 gave %+v, want a first strike (retry in 5 s)", o)
+	}
+	if c.ClearChosen(); c.ClearChosen() {
+		t.Fatal("a second ClearChosen changed something")
+	}
+}
+
+func TestPausesListsOnlyPausesInForce(t *testing.T) {
+	c, _ := cooldown.New(long)
+	c.Limited(t0, api, no, true)
+	c.Succeeded(t0+1, api) // strikes end, the pause stays
+	if got := c.Pauses(t0 + 300_000); len(got) != 0 {
+		t.Fatalf("an ended pause is listed: %+v", got)
+	}
+}
+
+// TestClockJumpBackIsClamped: every read clamps the pause to now + max, in
+// memory too, so Date.now() going back an hour cannot hold a service for 65 min.
+func TestClockJumpBackIsClamped(t *testing.T) {
+	c, _ := cooldown.New(long)
+	c.Limited(t0, api, no, true)
+	back := t0 - 3_600_000
+	if until, paused := c.Decide(back, api); !paused || until != back+cooldown.DefaultMaxPauseMs {
+		t.Fatalf("after the clock went back an hour: until now%+d, want now+%d", until-back, cooldown.DefaultMaxPauseMs)
+	}
+	if got := c.Pauses(back); len(got) != 1 || got[0].UntilMs != back+cooldown.DefaultMaxPauseMs {
+		t.Fatalf("Pauses = %+v", got)
 	}
 }

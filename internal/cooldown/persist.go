@@ -13,7 +13,15 @@ const StorageKey = "gateway_cooldown_v1"
 // Encode when it moved.
 func (c *Cooldown) Version() uint64 { return c.version }
 
-// Encode writes the services as lines "untilMs strikes service", oldest first.
+// askedPrefix starts the line that marks the pause of the service line
+// before it as asked for by the server. A reader of the first format (the
+// shim's pre-ready gate: "untilMs strikes service" lines, others skipped)
+// still reads every pause right, and merely does not know who chose it.
+const askedPrefix = "retry-after "
+
+// Encode writes the services oldest first, one line "untilMs strikes
+// service" each, followed by a line "retry-after service" when the server
+// asked for that pause with Retry-After.
 func (c *Cooldown) Encode() string {
 	var b strings.Builder
 	for _, k := range c.services.Keys() {
@@ -24,6 +32,11 @@ func (c *Cooldown) Encode() string {
 		b.WriteByte(' ')
 		b.WriteString(k)
 		b.WriteByte('\n')
+		if s.asked {
+			b.WriteString(askedPrefix)
+			b.WriteString(k)
+			b.WriteByte('\n')
+		}
 	}
 	return b.String()
 }
@@ -31,9 +44,17 @@ func (c *Cooldown) Encode() string {
 // Restore reads what Encode wrote, at nowMs. Lines that do not parse are
 // skipped; a pause further away than MaxPauseMs is clamped to it, as the
 // circuit clamps its stored deadline, so a poisoned entry cannot hold a
-// service for long; services long forgotten are dropped.
+// service for long; services long forgotten are dropped. A pause without
+// its "retry-after" line is one this module chose (ClearChosen ends it).
 func (c *Cooldown) Restore(raw string, nowMs int64) {
 	for _, line := range strings.Split(raw, "\n") {
+		if svc, ok := strings.CutPrefix(line, askedPrefix); ok {
+			if s, known := c.services.Peek(svc); known && !s.asked {
+				s.asked = true
+				c.put(svc, s)
+			}
+			continue
+		}
 		until, rest, ok1 := strings.Cut(line, " ")
 		strikes, svc, ok2 := strings.Cut(rest, " ")
 		u, err1 := strconv.ParseInt(until, 10, 64)

@@ -8,14 +8,14 @@ import (
 
 func TestPausesSurviveAReload(t *testing.T) {
 	const now = int64(1_700_000_000_000)
-	a, _ := cooldown.New(cooldown.Policy{})
+	a, _ := cooldown.New(cooldown.Policy{PauseMs: 300_000})
 	v := a.Version()
 	a.Limited(now, "http://app.test/api/", cooldown.NoRetryAfter, false) // 300 s
 	a.Limited(now, "http://other.test", 60_000, true)
 	if a.Version() == v {
 		t.Fatal("version did not move")
 	}
-	b, _ := cooldown.New(cooldown.Policy{})
+	b, _ := cooldown.New(cooldown.Policy{PauseMs: 300_000})
 	b.Restore(a.Encode(), now+1000)
 	if until, paused := b.Decide(now+1000, "http://app.test/api/"); !paused || until != now+300_000 {
 		t.Fatalf("restored pause: until %d paused %v", until-now, paused)
@@ -23,6 +23,32 @@ func TestPausesSurviveAReload(t *testing.T) {
 	// The strikes come back too: the next 429 doubles.
 	if o := b.Limited(now+400_000, "http://app.test/api/", cooldown.NoRetryAfter, false); o.UntilMs != now+400_000+600_000 {
 		t.Fatalf("second strike paused until +%d, want +600000", o.UntilMs-now-400_000)
+	}
+}
+
+// TestWhoChoseThePauseSurvivesAReload: after F5, the user's "try again"
+// still ends the pause the module chose and keeps the one the server asked for.
+func TestWhoChoseThePauseSurvivesAReload(t *testing.T) {
+	const now = int64(1_700_000_000_000)
+	a, _ := cooldown.New(cooldown.Policy{})
+	a.Limited(now, "http://chosen.test", cooldown.NoRetryAfter, true)
+	a.Limited(now, "http://asked.test", 60_000, true)
+	raw := a.Encode()
+	want := "1700000005000 1 http://chosen.test\n1700000060000 1 http://asked.test\nretry-after http://asked.test\n"
+	if raw != want {
+		t.Fatalf("Encode = %q, want %q", raw, want)
+	}
+	b, _ := cooldown.New(cooldown.Policy{})
+	b.Restore(raw, now+1000)
+	b.ClearChosen()
+	if got := b.Pauses(now + 1000); len(got) != 1 || got[0].Service != "http://asked.test" || !got[0].ServerAsked {
+		t.Fatalf("after reload and ClearChosen: %+v", got)
+	}
+	// The first format (no retry-after lines) reads as pauses the module chose.
+	c, _ := cooldown.New(cooldown.Policy{})
+	c.Restore("1700000060000 1 http://old.test\nretry-after http://unknown.test\n", now)
+	if got := c.Pauses(now); len(got) != 1 || got[0].ServerAsked {
+		t.Fatalf("first format: %+v", got)
 	}
 }
 

@@ -100,10 +100,25 @@ func New(p Policy) (*Tracker, error) {
 func (t *Tracker) Policy() Policy { return t.policy }
 
 // Decide reports whether a GET for key at nowMs reuses the last empty answer
-// (hit), and until when.
+// (hit), and until when. The deadline read is clamped to now + the longest
+// step's TTL, so a clock that went back cannot stretch it.
 func (t *Tracker) Decide(nowMs int64, key string) (untilMs int64, hit bool) {
 	e, ok := t.keys.Peek(key)
-	return e.untilMs, ok && nowMs < e.untilMs
+	if !ok {
+		return 0, false
+	}
+	if limit := nowMs + t.longest(); e.untilMs > limit {
+		e.untilMs = limit
+		t.keys.Put(key, e)
+	}
+	return e.untilMs, nowMs < e.untilMs
+}
+
+func (t *Tracker) longest() (ms int64) {
+	for _, s := range t.policy.Steps {
+		ms = max(ms, s.TTLMs)
+	}
+	return ms
 }
 
 // Observe takes a successful answer for key from the network. It returns how

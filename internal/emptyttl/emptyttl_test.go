@@ -165,3 +165,17 @@ func TestPolicyValidateNamesTheField(t *testing.T) {
 		}
 	}
 }
+
+// TestClockJumpBackIsClamped: a reuse window read after Date.now() went
+// back an hour lasts at most the longest step, not an hour more.
+func TestClockJumpBackIsClamped(t *testing.T) {
+	tr, _ := emptyttl.New(emptyttl.Policy{Enabled: true})
+	const now = int64(1_700_000_000_000)
+	for i := range 5 {
+		tr.Observe(now+int64(i), "GET /a", true) // 120 s
+	}
+	back := now - 3_600_000
+	if until, hit := tr.Decide(back, "GET /a"); !hit || until != back+120_000 {
+		t.Fatalf("after the clock went back: until now%+d, hit %v; want now+120000", until-back, hit)
+	}
+}

@@ -134,8 +134,6 @@ func New(p Policy, s store.Store) (*Guard, error) {
 	if err != nil {
 		return nil, err
 	}
-	cp := b.Policy()
-	p.Probe.TTLMs, p.Probe.MaxTTLMs = cp.TTLMs, cp.MaxTTLMs
 	g := &Guard{breaker: b, keyRule: p.Coalesce.WithDefaults(), tickets: map[uint32]*ticket{}, store: s}
 	if g.cooldown, err = cooldown.New(p.Cooldown); err != nil {
 		return nil, err
@@ -239,7 +237,7 @@ func (g *Guard) Begin(nowMs int64, method, url, headers string) Answer {
 	if _, armed := g.breaker.Read(nowMs); armed { // in scope already: no second prefix scan
 		return g.staleOr(nowMs, key, g.open())
 	}
-	d, probeID := g.gate.Decide(nowMs)
+	d, probeID := g.gate.Decide(nowMs, g.breaker.Phase(nowMs) == circuit.HalfOpen)
 	switch d {
 	case probe.Block:
 		// BlockWaiters: others are answered as open while the probe is out.
@@ -564,40 +562,28 @@ func (g *Guard) staleOr(nowMs int64, key string, a Answer) Answer {
 	return a
 }
 
-// observeCircuit applies an answer to the circuit and the probe.
+// observeCircuit applies an answer to the circuit and the probe: the
+// breaker sees every answer (its trip rule counts the successes too, and in
+// the half-open phase the answer decides), the gate frees the probe's slot.
 func (g *Guard) observeCircuit(nowMs int64, t *ticket, status int, retryAfter string) {
-	cp := g.breaker.Policy()
-	trips := cp.Trips(status)
-	switch {
-	case t.probe != 0 && (trips || status == 0):
-		if r, ok := g.gate.Failed(nowMs, t.probe, status); ok {
-			_, _ = g.breaker.Arm(nowMs, r.Status, r.TTLMs) // r is valid by construction
-		}
-	case t.probe != 0:
-		// The gateway is back: what the negative cache learnt during the
-		// outage is about the outage, not about the keys.
-		if g.gate.Succeeded(t.probe) {
+	if t.probe != 0 {
+		if cp := g.breaker.Policy(); status == 0 || cp.Trips(status) {
+			g.gate.Failed(t.probe)
+		} else if g.gate.Succeeded(t.probe) {
+			// The gateway is back: what the negative cache learnt during the
+			// outage is about the outage, not about the keys; for a while
+			// it keeps a key that still fails from being asked again at once.
 			g.neg.Clear()
-		}
-	case trips:
-		// A 503's Retry-After, when present, is the TTL (capped by Arm).
-		if delay, ok := retryafter.Parse(retryAfter, nowMs); ok && status == 503 && delay > 0 {
-			if _, armed := g.breaker.Read(nowMs); !armed {
-				_, _ = g.breaker.Arm(nowMs, status, delay)
-			}
-		} else {
-			g.breaker.Observe(nowMs, status)
+			g.neg.OutageEnded(nowMs)
 		}
 	}
+	delay, ok := retryafter.Parse(retryAfter, nowMs)
+	if !ok {
+		delay = circuit.NoRetryAfter
+	}
+	g.breaker.Observe(nowMs, status, delay)
 	g.syncGate()
 }
 
-// syncGate tells the probe gate about every arm of the breaker.
-func (g *Guard) syncGate() {
-	if v := g.breaker.Version(); v != g.seen {
-		g.seen = v
-		if s := g.breaker.State(); s.HTTPStatus != 0 {
-			g.gate.Armed(s.Until, s.HTTPStatus)
-		}
-	}
-}
+// syncGate remembers the breaker version the gate has seen.
+func (g *Guard) syncGate() { g.seen = g.breaker.Version() }

@@ -5,9 +5,11 @@ import (
 	"testing"
 
 	"github.com/gatewaycircuit/gatewaycircuit/internal/circuit"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/cooldown"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/guard"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/idempotency"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/metrics"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/negcache"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/store"
 )
 
@@ -171,7 +173,7 @@ func TestGuardScripts(t *testing.T) {
 			{advance: 2000, finish: "a", status: 200, wantOut: &guard.Outcome{}},
 			{begin: users, want: guard.Send},
 		}},
-		{"429 without Retry-After pauses the whole service for 300 s, and clear does not lift it", guard.Policy{Circuit: scope}, []step{
+		{"429 without Retry-After pauses the whole service for 300 s, and clear does not lift it", guard.Policy{Circuit: scope, Cooldown: cooldown.Policy{PauseMs: 300_000}}, []step{
 			{begin: users, want: guard.Send, as: "a"},
 			{finish: "a", status: 429, wantOut: &guard.Outcome{}},
 			{begin: "http://app.test/api/orders", want: guard.Cooling},
@@ -179,7 +181,7 @@ func TestGuardScripts(t *testing.T) {
 			{advance: 299_999, begin: users, want: guard.Cooling},
 			{advance: 1, begin: users, want: guard.Send},
 		}},
-		{"a failed GET is not asked again inside its window", guard.Policy{Circuit: scope}, []step{
+		{"a failed GET is not asked again inside its window", guard.Policy{Circuit: scope, Negative: negcache.Policy{Always: true}}, []step{
 			{begin: users, want: guard.Send, as: "a"},
 			{finish: "a", status: 500, wantArmed: no},
 			{advance: 4_999, begin: users, want: guard.Negative},
@@ -201,7 +203,7 @@ func TestGuardScripts(t *testing.T) {
 			{begin: users, want: guard.Send, as: "a"},
 			{finish: "a", status: 200, wantOut: &guard.Outcome{}},
 			{begin: users, want: guard.Send, as: "b"},
-			{finish: "b", status: 502, wantOut: &guard.Outcome{}},
+			{advance: 3_000, finish: "b", status: 502, wantOut: &guard.Outcome{}}, // 3 s after the success: down, not partial
 			{begin: users, want: guard.Open},
 		}},
 		{"abort then refetch: once every caller left, the same GET starts a new request", guard.Policy{Circuit: scope}, []step{

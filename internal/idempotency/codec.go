@@ -10,13 +10,25 @@ import (
 //	<state>\t<createdAt>\t<updatedAt>\t<fingerprint>\t<key>\t<operation>\n
 //
 // state is p, d or f (pending, done, failed); times are Unix ms in decimal.
+// A first line "forgot\t<ms>" is Forget's mark: every instance of the tab
+// drops the entries that last changed before it.
 // No field can hold a tab or a newline: keys and fingerprints are printable
 // ASCII and operations have no control characters (checkEntry), so nothing
 // is escaped. A 36-character key with a typical operation makes ~150 bytes.
 const stateChars = "?pdf" // indexed by State
 
-func encode(entries []Entry) string {
-	b := make([]byte, 0, 160*len(entries))
+// forgotPrefix starts the line of Forget's mark.
+const forgotPrefix = "forgot\t"
+
+// encode writes entries, after Forget's mark when it is newer than since
+// (older marks cannot matter: every entry they would drop has expired).
+func encode(entries []Entry, forgotAt, since int64) string {
+	b := make([]byte, 0, 160*len(entries)+24)
+	if forgotAt > since && forgotAt != 0 {
+		b = append(b, forgotPrefix...)
+		b = strconv.AppendInt(b, forgotAt, 10)
+		b = append(b, '\n')
+	}
 	for _, e := range entries {
 		b = append(b, stateChars[e.State], '\t')
 		b = strconv.AppendInt(b, e.CreatedAt, 10)
@@ -33,29 +45,39 @@ func encode(entries []Entry) string {
 	return string(b)
 }
 
-// decode reads what encode wrote. Lines it cannot read are dropped, and a
-// repeated (operation, key) keeps its last line; dirty reports either, so
-// that the caller writes the cleaned ledger back.
-func decode(raw string) (entries []Entry, dirty bool) {
-	for _, line := range strings.Split(raw, "\n") {
-		if line == "" {
+// decode reads what encode wrote, in time linear in len(raw) (a poisoned
+// value of 40,000 lines must not freeze the page). Lines it cannot read are
+// dropped, and a repeated (operation, key) keeps its last line, in the
+// place of its first.
+func decode(raw string) (entries []Entry, forgotAt int64) {
+	index := map[action]int{}
+	for rest := raw; rest != ""; {
+		var line string
+		line, rest, _ = strings.Cut(rest, "\n")
+		if ms, ok := strings.CutPrefix(line, forgotPrefix); ok {
+			if t, err := strconv.ParseInt(ms, 10, 64); err == nil {
+				forgotAt = max(forgotAt, t)
+			}
 			continue
 		}
 		e, ok := decodeLine(line)
 		if !ok {
-			dirty = true
 			continue
 		}
-		if i := find(entries, e.Operation, e.Key); i >= 0 {
-			entries = remove(entries, i)
-			dirty = true
+		if i, seen := index[e.action()]; seen {
+			entries[i] = e
+			continue
 		}
+		index[e.action()] = len(entries)
 		entries = append(entries, e)
 	}
-	return entries, dirty
+	return entries, forgotAt
 }
 
 func decodeLine(line string) (Entry, bool) {
+	if line == "" {
+		return Entry{}, false
+	}
 	f := strings.SplitN(line, "\t", 6)
 	if len(f) != 6 || len(f[0]) != 1 {
 		return Entry{}, false
@@ -63,7 +85,8 @@ func decodeLine(line string) (Entry, bool) {
 	state := State(strings.IndexByte(stateChars, f[0][0]))
 	created, err1 := strconv.ParseInt(f[1], 10, 64)
 	updated, err2 := strconv.ParseInt(f[2], 10, 64)
-	e := Entry{Fingerprint: f[3], Key: f[4], Operation: f[5], State: state, CreatedAt: created, UpdatedAt: updated}
+	// An older version stored query strings: they are hashed on the way in.
+	e := Entry{Fingerprint: f[3], Key: f[4], Operation: redact(f[5]), State: state, CreatedAt: created, UpdatedAt: updated}
 	if state < Pending || state > Failed || err1 != nil || err2 != nil || updated < created ||
 		checkEntry(e.Operation, e.Key, e.Fingerprint) != nil {
 		return Entry{}, false

@@ -2,6 +2,8 @@ package idempotency_test
 
 import (
 	"errors"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/gatewaycircuit/gatewaycircuit/internal/idempotency"
@@ -17,6 +19,9 @@ const (
 	tea    = `{"item":"tea","qty":2}`
 	tea2   = "{ \"qty\": 2.0,\n  \"item\": \"tea\" }" // the same body, spelled otherwise
 	coffee = `{"item":"coffee","qty":1}`
+	lamp   = "PUT https://app.test/api/lamp"
+	on     = `{"on":true}`
+	off    = `{"on":false}`
 )
 
 // step is one line of a script run against a Ledger on a fake clock. The
@@ -163,25 +168,45 @@ func TestLedgerScripts(t *testing.T) {
 			{begin: "k1", body: tea, wantDec: idempotency.Retry},
 			{finish: "k1", status: 400, wantState: states{"k1": done}},
 		}},
-		{"a reload mid-request keeps the key: restored as failed, the retry reuses it", idempotency.Policy{}, []step{
+		{"a reload mid-request keeps the key: the new page does not join the gone request, it retries with the key", idempotency.Policy{}, []step{
 			{derive: "a", body: tea},
 			{begin: "$a", body: tea, wantDec: idempotency.Start},
-			{advance: 500, reload: true, wantState: states{"$a": failed}},
+			{advance: 500, reload: true, wantState: states{"$a": pending}},
 			{advance: 2_000, derive: "after F5", body: tea, wantSame: "a"},
 			{begin: "$a", body: tea, wantDec: idempotency.Retry},
 			{finish: "$a", status: 201, wantState: states{"$a": done}},
 			{reload: true, wantState: states{"$a": done}, wantCount: 1},
 		}},
-		{"a double click derives one key; the same body after the window is a new action", idempotency.Policy{}, []step{
+		{"a double click in flight joins; after a definitive answer the same body is a new action", idempotency.Policy{}, []step{
 			{derive: "first", body: tea},
 			{begin: "$first", body: tea, wantDec: idempotency.Start},
 			{advance: 20, derive: "second", body: tea2, wantSame: "first"},
 			{begin: "$first", body: tea, wantDec: idempotency.Join},
 			{advance: 30, finish: "$first", status: 201},
-			{advance: 9_999, derive: "late click", body: tea, wantSame: "first"},
 			{advance: 1, derive: "new order", body: tea},
 			{derive: "other body", body: coffee},
 			{op: refund, derive: "other op", body: tea},
+		}},
+		{"PUT on, off, on: three actions, three keys (the third must not replay the first)", idempotency.Policy{}, []step{
+			{op: lamp, derive: "on", body: on},
+			{op: lamp, begin: "$on", body: on, wantDec: idempotency.Start},
+			{op: lamp, advance: 50, finish: "$on", status: 200},
+			{op: lamp, advance: 1000, derive: "off", body: off},
+			{op: lamp, begin: "$off", body: off, wantDec: idempotency.Start},
+			{op: lamp, advance: 50, finish: "$off", status: 204},
+			{op: lamp, advance: 1000, derive: "on again", body: on},
+		}},
+		{"no definitive answer (none, 409, 5xx) keeps the key; a 4xx ends the action", idempotency.Policy{}, []step{
+			{derive: "a", body: tea},
+			{begin: "$a", body: tea, wantDec: idempotency.Start},
+			{finish: "$a", status: 409},
+			{advance: 10, derive: "retry 1", body: tea, wantSame: "a"},
+			{begin: "$a", body: tea, wantDec: idempotency.Retry},
+			{finish: "$a", status: 502},
+			{derive: "retry 2", body: tea, wantSame: "a"},
+			{begin: "$a", body: tea, wantDec: idempotency.Retry},
+			{finish: "$a", status: 422, wantState: states{"$a": done}},
+			{derive: "fixed and sent again", body: tea},
 		}},
 		{"done entries expire after the retention, then the key is free", idempotency.Policy{}, []step{
 			{begin: "k1", body: tea, wantDec: idempotency.Start},
@@ -198,21 +223,21 @@ func TestLedgerScripts(t *testing.T) {
 			{advance: 1, derive: "c", body: tea},
 			{reload: true, wantCount: -1},
 		}},
-		{"a full ledger says so, then makes room from done entries past their window", small, []step{
+		{"a full ledger evicts the oldest done entry first", small, []step{
 			{begin: "k1", body: tea, wantDec: idempotency.Start},
 			{begin: "k2", body: coffee, wantDec: idempotency.Start},
-			{begin: "k3", body: tea, wantErr: idempotency.ErrLedgerFull, wantState: states{"k3": gone}},
-			{finish: "k1", status: 201},
-			{advance: 9_999, begin: "k3", body: tea, wantErr: idempotency.ErrLedgerFull}, // k1 may still be double-clicked
-			{advance: 1, begin: "k3", body: tea, wantDec: idempotency.Start, wantState: states{"k1": gone, "k2": pending, "k3": pending}},
+			{finish: "k2", status: 201},
+			{begin: "k3", body: tea, wantDec: idempotency.Start, wantState: states{"k1": pending, "k2": gone, "k3": pending}},
 		}},
-		{"pending and failed entries are never evicted", small, []step{
+		{"then the oldest unresolved one not in flight, then the oldest in flight: never a refusal", small, []step{
 			{begin: "k1", body: tea, wantDec: idempotency.Start},
 			{begin: "k2", body: coffee, wantDec: idempotency.Start},
 			{finish: "k2", status: 504},
-			{advance: 3_600_000, begin: "k3", body: tea, wantErr: idempotency.ErrLedgerFull},
-			{reload: true, wantState: states{"k1": failed, "k2": failed}},
-			{begin: "k3", body: tea, wantErr: idempotency.ErrLedgerFull},
+			{begin: "k3", body: tea, wantDec: idempotency.Start, wantState: states{"k1": pending, "k2": gone, "k3": pending}},
+			{begin: "k4", body: tea, wantDec: idempotency.Start, wantState: states{"k1": gone, "k3": pending, "k4": pending}},
+			{finish: "k1", status: 201, wantState: states{"k1": gone}}, // its answer is ignored
+			{reload: true, wantCount: 2},
+			{begin: "k5", body: tea, wantDec: idempotency.Start, wantState: states{"k3": gone, "k4": pending, "k5": pending}},
 		}},
 		{"bad input is refused before anything is recorded", idempotency.Policy{}, []step{
 			{begin: "k\x01", body: tea, wantErr: idempotency.ErrInvalidKey},
@@ -233,10 +258,153 @@ func TestLedgerErrorsNameTheAction(t *testing.T) {
 	if !errors.As(err, &re) || re.Key != "k1" || re.Operation != order {
 		t.Fatalf("err = %v, want a *KeyReusedError for k1", err)
 	}
-	_, err = l.Begin(t0, order, "k2", "j:1")
-	var fe *idempotency.FullError
-	if !errors.As(err, &fe) || fe.MaxEntries != 1 {
-		t.Fatalf("err = %v, want a *FullError of 1", err)
+}
+
+// TestNeverBlocksTheApp: 64 failed actions, or 65 fast successful ones,
+// filled the first ledger and every later mutation was refused for the
+// tab's life. Now the next one starts, after a reload too.
+func TestNeverBlocksTheApp(t *testing.T) {
+	for _, status := range []int{201, 409, 0, 503} {
+		mem := store.NewMemory()
+		l, _ := idempotency.New(idempotency.Policy{}, mem)
+		for i := range 200 {
+			key := "k" + strconv.Itoa(i)
+			if d, err := l.Begin(t0+int64(i), order, key, "j:1"); d != idempotency.Start || err != nil {
+				t.Fatalf("status %d: action %d: Begin = %v, %v", status, i, d, err)
+			}
+			l.Finish(t0+int64(i), order, key, status)
+		}
+		if n := len(l.Entries()); n != idempotency.DefaultMaxEntries || l.Evicted() != 200-idempotency.DefaultMaxEntries {
+			t.Fatalf("status %d: %d entries, %d evicted", status, n, l.Evicted())
+		}
+		l2, _ := idempotency.New(idempotency.Policy{}, mem)
+		l2.Load(t0 + 1000)
+		if d, err := l2.Begin(t0+1000, order, "after reload", "j:1"); d != idempotency.Start || err != nil {
+			t.Fatalf("status %d: after reload: %v, %v", status, d, err)
+		}
+	}
+}
+
+// TestNoQueryStringIsStored: secrets in ?api_key= must not be kept in
+// sessionStorage; the operation still tells queries apart.
+func TestNoQueryStringIsStored(t *testing.T) {
+	mem := store.NewMemory()
+	l, _ := idempotency.New(idempotency.Policy{}, mem)
+	op := "POST https://app.test/api/orders?api_key=s3cr3t&x=1#frag"
+	if d, err := l.Begin(t0, op, "k1", "j:1"); d != idempotency.Start || err != nil {
+		t.Fatal(d, err)
+	}
+	if st := l.Finish(t0+1, op, "k1", 0); st != idempotency.Failed {
+		t.Fatalf("Finish with the same operation = %v", st)
+	}
+	raw, _, _ := mem.Get(idempotency.StorageKey)
+	if strings.Contains(raw, "s3cr3t") || strings.Contains(raw, "frag") || !strings.Contains(raw, "orders?~") {
+		t.Fatalf("stored %q", raw)
+	}
+	if e, ok := l.Lookup(op, "k1"); !ok || e.Operation != idempotency.Operation("POST", "https://app.test/api/orders?api_key=s3cr3t&x=1", "") {
+		t.Fatalf("Lookup = %+v, %v", e, ok)
+	}
+	if other := l.Derive(t0+2, "POST https://app.test/api/orders?api_key=other", "j:1", [16]byte{1}); other == "k1" {
+		t.Fatal("another query is the same operation")
+	}
+	// An entry stored by an older version, with its query, is hashed on load.
+	_ = mem.Set(idempotency.StorageKey, "f\t1700000000000\t1700000000000\tj:1\tk9\tPOST https://app.test/api/x?token=abc\n")
+	l2, _ := idempotency.New(idempotency.Policy{}, mem)
+	l2.Load(t0 + 3)
+	if raw, _, _ := mem.Get(idempotency.StorageKey); strings.Contains(raw, "token=abc") {
+		t.Fatalf("an old entry's query survived a load: %q", raw)
+	}
+}
+
+func TestOperationAndPrincipal(t *testing.T) {
+	alice := idempotency.Operation("POST", "https://app.test/api/orders", idempotency.Principal("include", "Bearer alice"))
+	bob := idempotency.Operation("POST", "https://app.test/api/orders", idempotency.Principal("include", "Bearer bob"))
+	anon := idempotency.Operation("POST", "https://app.test/api/orders", idempotency.Principal("same-origin", ""))
+	cookies := idempotency.Operation("POST", "https://app.test/api/orders", idempotency.Principal("include", ""))
+	if anon != "POST https://app.test/api/orders" || alice == bob || alice == anon || cookies == anon || strings.Contains(alice, "alice") {
+		t.Fatalf("operations: %q %q %q %q", alice, bob, anon, cookies)
+	}
+	withQuery := idempotency.Operation("POST", "https://app.test/api/orders?k=v#f", idempotency.Principal("omit", ""))
+	if strings.Contains(withQuery, "k=v") || strings.Contains(withQuery, "#f") || idempotency.Operation("POST", "https://app.test/api/orders?k=v", idempotency.Principal("omit", "")) != withQuery {
+		t.Fatalf("with a query: %q", withQuery)
+	}
+	// Bob's submission of Alice's failed body is a new action.
+	l, _ := idempotency.New(idempotency.Policy{}, store.NewMemory())
+	k := l.Derive(t0, alice, "j:1", [16]byte{1})
+	_, _ = l.Begin(t0, alice, k, "j:1")
+	l.Finish(t0, alice, k, 0)
+	if l.Derive(t0+1, bob, "j:1", [16]byte{2}) == k {
+		t.Fatal("Bob got Alice's key")
+	}
+}
+
+// TestInstancesInOneTabMerge: an iframe (or a page restored from the
+// back/forward cache) keeps its own Ledger over the tab's storage; neither
+// may lose the other's pending key, so a retry after F5 reuses it.
+func TestInstancesInOneTabMerge(t *testing.T) {
+	mem := store.NewMemory()
+	page, _ := idempotency.New(idempotency.Policy{}, mem)
+	frame, _ := idempotency.New(idempotency.Policy{}, mem)
+	page.Load(t0)
+	frame.Load(t0)
+	_, _ = page.Begin(t0+1, order, "page-key", "j:1")
+	_, _ = frame.Begin(t0+2, refund, "frame-key", "j:2")
+	page.Finish(t0+3, order, "page-key", 0) // written after the frame's write: must keep it
+	// The frame sees the page's action before deriving: the same body is the same action.
+	if k := frame.Derive(t0+4, order, "j:1", [16]byte{9}); k != "page-key" {
+		t.Fatalf("the frame derived %s, want the page's failed key", k)
+	}
+	_, _ = frame.Begin(t0+4, refund, "frame-key-2", "j:3") // after a read that changed nothing in storage
+	after, _ := idempotency.New(idempotency.Policy{}, mem) // F5
+	after.Load(t0 + 5)
+	if _, ok := after.Lookup(order, "page-key"); !ok {
+		t.Fatal("the page's key is lost")
+	}
+	if e, ok := after.Lookup(refund, "frame-key"); !ok || e.State != idempotency.Pending {
+		t.Fatalf("the frame's pending key is lost: %+v %v", e, ok)
+	}
+	if len(after.Entries()) != 3 {
+		t.Fatalf("after F5: %+v, want the page's key and the frame's two", after.Entries())
+	}
+	// An entry another instance still holds as pending is not joined here: retried with its key.
+	if d, _ := after.Begin(t0+6, refund, "frame-key", "j:2"); d != idempotency.Retry {
+		t.Fatalf("Begin on another instance's pending key = %v, want retry", d)
+	}
+	// The frame finishes its request after that: the newer change wins everywhere.
+	frame.Finish(t0+7, refund, "frame-key", 201)
+	after.Load(t0 + 8)
+	if e, _ := after.Lookup(refund, "frame-key"); e.State != idempotency.Done {
+		t.Fatalf("frame-key is %v after the frame's 201, want done", e.State)
+	}
+}
+
+// TestForget: logout drops every key, pending ones too, and another
+// instance of the tab drops its copies the next time it writes.
+func TestForget(t *testing.T) {
+	mem := store.NewMemory()
+	page, _ := idempotency.New(idempotency.Policy{}, mem)
+	frame, _ := idempotency.New(idempotency.Policy{}, mem)
+	_, _ = page.Begin(t0, order, "alice-1", "j:1")
+	frame.Load(t0 + 1)
+	_, _ = frame.Begin(t0+2, refund, "alice-2", "j:2")
+	if n := page.Forget(t0 + 10); n != 2 {
+		t.Fatalf("Forget dropped %d entries, want 2", n)
+	}
+	if st := page.Finish(t0+11, order, "alice-1", 201); st != 0 || len(page.Entries()) != 0 {
+		t.Fatalf("after Forget: Finish = %v, entries %+v", st, page.Entries())
+	}
+	frame.Finish(t0+12, refund, "alice-2", 0) // the frame writes: it learns of the logout
+	if n := len(frame.Entries()); n != 0 {
+		t.Fatalf("the frame kept %d of Alice's entries", n)
+	}
+	_, _ = frame.Begin(t0+13, order, "bob-1", "j:1")
+	bob, _ := idempotency.New(idempotency.Policy{}, mem)
+	bob.Load(t0 + 14)
+	if got := bob.Entries(); len(got) != 1 || got[0].Key != "bob-1" {
+		t.Fatalf("after logout and a new action: %+v", got)
+	}
+	if k := bob.Derive(t0+15, refund, "j:2", [16]byte{3}); k == "alice-2" {
+		t.Fatal("Bob got Alice's pending key")
 	}
 }
 
@@ -259,8 +427,7 @@ func TestPolicyValidateNamesTheField(t *testing.T) {
 	}{
 		{idempotency.Policy{MaxEntries: -1}, "maxEntries"},
 		{idempotency.Policy{MaxEntries: 10_001}, "maxEntries"},
-		{idempotency.Policy{DeriveWindowMs: -1}, "deriveWindowMs"},
-		{idempotency.Policy{DoneRetentionMs: 5_000}, "doneRetentionMs"},
+		{idempotency.Policy{DoneRetentionMs: -1}, "doneRetentionMs"},
 		{idempotency.Policy{KeyRetentionMs: 60_000}, "keyRetentionMs"},
 		{idempotency.Policy{Limits: idempotency.Limits{MaxBytes: -1}}, "maxBodyBytes"},
 		{idempotency.Policy{Limits: idempotency.Limits{MaxDepth: -1}}, "maxDepth"},

@@ -9,8 +9,7 @@ import (
 
 // Defaults, applied in one place: Policy.WithDefaults.
 const (
-	DefaultMaxEntries      = 64
-	DefaultDeriveWindowMs  = 10_000     // an identical submission this soon after the last one is the same action
+	DefaultMaxEntries      = 64         // past this, the oldest settled entries are evicted
 	DefaultDoneRetentionMs = 300_000    // a done entry is forgotten this long after it finished
 	DefaultKeyRetentionMs  = 86_400_000 // an unresolved entry is forgotten after this: the gateway's retention
 )
@@ -22,16 +21,12 @@ var ErrInvalidPolicy = errors.New("idempotency: invalid policy")
 // Policy is the ledger's configuration, as plain data. Zero fields take the
 // defaults above (see WithDefaults).
 type Policy struct {
-	// MaxEntries bounds the ledger. When it is full of entries that must not
-	// be forgotten, Begin refuses a new key with a *FullError. Default 64.
+	// MaxEntries bounds the ledger. Past it, entries are evicted: the
+	// oldest done ones first, then the oldest unresolved ones not in
+	// flight, then the oldest in flight. It never refuses. Default 64.
 	MaxEntries int `json:"maxEntries"`
-	// DeriveWindowMs: Derive gives a finished action's key to an identical
-	// submission (same operation, same canonical body) made within this long
-	// of the action's last change: a double click. Default 10 000.
-	DeriveWindowMs int64 `json:"deriveWindowMs"`
 	// DoneRetentionMs is how long a done entry is kept after it finished, to
-	// refuse its key with another body. At least DeriveWindowMs.
-	// Default 300 000.
+	// refuse its key with another body. Default 300 000.
 	DoneRetentionMs int64 `json:"doneRetentionMs"`
 	// KeyRetentionMs is how long a pending or failed entry is kept after it
 	// was created. Set it to the gateway's key retention: past that, a retry
@@ -45,9 +40,6 @@ type Policy struct {
 func (p Policy) WithDefaults() Policy {
 	if p.MaxEntries == 0 {
 		p.MaxEntries = DefaultMaxEntries
-	}
-	if p.DeriveWindowMs == 0 {
-		p.DeriveWindowMs = DefaultDeriveWindowMs
 	}
 	if p.DoneRetentionMs == 0 {
 		p.DoneRetentionMs = DefaultDoneRetentionMs
@@ -69,10 +61,8 @@ func (p Policy) Validate() error {
 	switch {
 	case p.MaxEntries <= 0 || p.MaxEntries > 10_000:
 		return policyerr.New(ErrInvalidPolicy, "maxEntries", "must be 1-10000")
-	case p.DeriveWindowMs <= 0:
-		return policyerr.New(ErrInvalidPolicy, "deriveWindowMs", "must be > 0")
-	case p.DoneRetentionMs < p.DeriveWindowMs:
-		return policyerr.New(ErrInvalidPolicy, "doneRetentionMs", "must be at least deriveWindowMs ("+strconv.FormatInt(p.DeriveWindowMs, 10)+")")
+	case p.DoneRetentionMs <= 0:
+		return policyerr.New(ErrInvalidPolicy, "doneRetentionMs", "must be > 0")
 	case p.KeyRetentionMs < p.DoneRetentionMs:
 		return policyerr.New(ErrInvalidPolicy, "keyRetentionMs", "must be at least doneRetentionMs ("+strconv.FormatInt(p.DoneRetentionMs, 10)+")")
 	case p.MaxBytes <= 0:

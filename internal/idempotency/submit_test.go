@@ -35,10 +35,14 @@ func TestSubmit(t *testing.T) {
 	if !errors.Is(err, idempotency.ErrKeyReused) {
 		t.Fatalf("reused key: err = %v", err)
 	}
-	// A bare key from the app is taken as is; a bad one is refused.
+	// A bare key from the app is taken as is, and sent verbatim; a bad one is refused.
 	d, err := l.Submit(now, op, "order-42", nil, [16]byte{5})
-	if err != nil || d.Key != "order-42" || d.Decision != idempotency.Start {
+	if err != nil || d.Key != "order-42" || d.Header != "order-42" || d.Decision != idempotency.Start {
 		t.Fatalf("bare key = %+v, %v", d, err)
+	}
+	e, err := l.Submit(now, op, `"order-43"`, nil, [16]byte{5})
+	if err != nil || e.Key != "order-43" || e.Header != `"order-43"` {
+		t.Fatalf("sf-string key = %+v, %v", e, err)
 	}
 	if _, err := l.Submit(now, op, `"unterminated`, nil, [16]byte{6}); !errors.Is(err, idempotency.ErrInvalidKey) {
 		t.Fatalf("bad header: err = %v", err)

@@ -2,6 +2,16 @@
 // 5xx) is remembered per key, and calls for that key inside the window do not
 // reach the network (they get the stale copy, or the failure again).
 //
+// When it answers. By default only right after an outage: for AfterOutageMs
+// (30 s) after the circuit closed following one (OutageEnded), while a
+// gateway that just came back may still fail some keys. Outside that, it
+// neither records nor answers, so an API that is healthy but flaky (10% of
+// answers a random 500, which never arms the circuit) looks exactly as it
+// does without the module: the app's own retry of a transient 500 (TanStack
+// retries 3 times) reaches the network and usually succeeds, where a cached
+// failure would have turned one bad answer into 5–120 s of errors. Always
+// makes it answer for every failure, as the first version did (opt-in).
+//
 // The window for the n-th failure in a row of a key is
 //
 //	FirstUncachedMs (5 s)      for the first failure when there is no cached value to show
@@ -29,6 +39,7 @@ import (
 const (
 	DefaultFirstUncachedMs = 5_000
 	DefaultMaxKeys         = 1_000
+	DefaultAfterOutageMs   = 30_000 // how long after an outage the cache answers
 )
 
 // DefaultBackoffMs is the schedule of windows for consecutive failures.
@@ -41,6 +52,12 @@ var ErrInvalidPolicy = errors.New("negcache: invalid policy")
 type Policy struct {
 	// Disabled turns the negative cache off.
 	Disabled bool `json:"disabled"`
+	// Always makes it record and answer for every failure, not only after
+	// an outage (see the package comment). Default false.
+	Always bool `json:"always"`
+	// AfterOutageMs is how long after OutageEnded it records and answers.
+	// Default 30 000.
+	AfterOutageMs int64 `json:"afterOutageMs"`
 	// BackoffMs are the windows for consecutive failures; the last one
 	// repeats. Default 30 000, 60 000, 120 000.
 	BackoffMs []int64 `json:"backoffMs"`
@@ -62,6 +79,9 @@ func (p Policy) WithDefaults() Policy {
 	if p.MaxKeys == 0 {
 		p.MaxKeys = DefaultMaxKeys
 	}
+	if p.AfterOutageMs == 0 {
+		p.AfterOutageMs = DefaultAfterOutageMs
+	}
 	return p
 }
 
@@ -76,6 +96,8 @@ func (p Policy) Validate() error {
 		return policyerr.New(ErrInvalidPolicy, "firstUncachedMs", "must be > 0")
 	case p.MaxKeys <= 0:
 		return policyerr.New(ErrInvalidPolicy, "maxKeys", "must be > 0")
+	case p.AfterOutageMs <= 0:
+		return policyerr.New(ErrInvalidPolicy, "afterOutageMs", "must be > 0")
 	}
 	return nil
 }
@@ -91,10 +113,12 @@ type entry struct {
 
 // Cache is the negative cache of one tab.
 type Cache struct {
-	policy  Policy
-	keys    *lru.List[entry]
-	longest int64 // the longest backoff: how long a quiet key is remembered
-	evicted uint64
+	policy      Policy
+	keys        *lru.List[entry]
+	longest     int64 // the longest backoff: how long a quiet key is remembered
+	widest      int64 // the longest window any failure gets: every read is clamped to it
+	evicted     uint64
+	recoveredMs int64 // when the last outage ended (OutageEnded); 0 = none seen
 }
 
 // New returns a Cache for p (defaulted, then validated).
@@ -103,7 +127,25 @@ func New(p Policy) (*Cache, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	return &Cache{policy: p, keys: lru.New[entry](), longest: slices.Max(p.BackoffMs)}, nil
+	longest := slices.Max(p.BackoffMs)
+	return &Cache{policy: p, keys: lru.New[entry](), longest: longest, widest: max(longest, p.FirstUncachedMs)}, nil
+}
+
+// OutageEnded tells the cache that the circuit closed at nowMs after an
+// outage (its half-open probe succeeded): it records and answers for
+// AfterOutageMs from then. A trip the circuit withdrew (a rate limiter,
+// not an outage) must not call it.
+func (c *Cache) OutageEnded(nowMs int64) { c.recoveredMs = nowMs }
+
+// Active reports whether the cache records and answers at nowMs: Always,
+// or within AfterOutageMs after OutageEnded (either way, for a clock that
+// went back).
+func (c *Cache) Active(nowMs int64) bool {
+	if c.policy.Disabled {
+		return false
+	}
+	d := nowMs - c.recoveredMs
+	return c.policy.Always || (c.recoveredMs != 0 && d < c.policy.AfterOutageMs && -d < c.policy.AfterOutageMs)
 }
 
 // Policy returns the defaulted policy in force.
@@ -112,30 +154,41 @@ func (c *Cache) Policy() Policy { return c.policy }
 // Decide reports whether a GET for key at nowMs is answered from the
 // negative cache (hit), and until when.
 func (c *Cache) Decide(nowMs int64, key string) (untilMs int64, hit bool) {
-	e, ok := c.keys.Peek(key)
-	if !ok {
-		return 0, false
-	}
-	if nowMs >= e.untilMs+c.longest {
-		c.keys.Remove(key)
+	e, ok := c.read(nowMs, key)
+	if !ok || !c.Active(nowMs) {
 		return 0, false
 	}
 	return e.untilMs, nowMs < e.untilMs
 }
 
+// read returns key's entry at nowMs, its window clamped to now + the widest
+// window (a clock that went back cannot stretch it); a key quiet for the
+// longest backoff is removed.
+func (c *Cache) read(nowMs int64, key string) (entry, bool) {
+	e, ok := c.keys.Peek(key)
+	switch {
+	case !ok:
+		return entry{}, false
+	case nowMs >= e.untilMs+c.longest:
+		c.keys.Remove(key)
+		return entry{}, false
+	case e.untilMs > nowMs+c.widest:
+		e.untilMs = nowMs + c.widest
+		c.keys.Put(key, e)
+	}
+	return e, true
+}
+
 // Failed records a failed GET for key; hasCached says whether a cached value
 // (a stale copy) can be shown meanwhile. It returns the end of the window, or
-// 0 when the policy is off.
+// 0 when the cache is not Active.
 func (c *Cache) Failed(nowMs int64, key string, hasCached bool) (untilMs int64) {
-	if c.policy.Disabled {
+	if !c.Active(nowMs) {
 		return 0
 	}
-	e, known := c.keys.Peek(key)
-	switch {
-	case known && nowMs < e.untilMs: // a straggler
+	e, known := c.read(nowMs, key)  // quiet long enough: start over
+	if known && nowMs < e.untilMs { // a straggler
 		return e.untilMs
-	case known && nowMs >= e.untilMs+c.longest: // quiet long enough: start over
-		e, known = entry{}, false
 	}
 	if !known && !hasCached {
 		e.untilMs = nowMs + c.policy.FirstUncachedMs

@@ -63,13 +63,17 @@ func run(t *testing.T, p negcache.Policy, steps []step) *negcache.Cache {
 	return c
 }
 
+// always is the first version's behaviour: the mechanism under test,
+// whether or not an outage just ended.
+var always = negcache.Policy{Always: true}
+
 func TestNegativeCacheScripts(t *testing.T) {
 	tests := []struct {
 		name  string
 		p     negcache.Policy
 		steps []step
 	}{
-		{"with a cached value: 30 -> 60 -> 120 -> 120 s", negcache.Policy{}, []step{
+		{"with a cached value: 30 -> 60 -> 120 -> 120 s", always, []step{
 			{wantLeft: -1},
 			{fail: true, cached: true, wantLeft: 30_000},
 			{advance: 29_999, wantLeft: 1},
@@ -78,42 +82,42 @@ func TestNegativeCacheScripts(t *testing.T) {
 			{advance: 60_000, fail: true, cached: true, wantUntil: 90_000 + 120_000},
 			{advance: 120_000, fail: true, cached: true, wantUntil: 210_000 + 120_000},
 		}},
-		{"nothing cached: 5 s first, then the schedule", negcache.Policy{}, []step{
+		{"nothing cached: 5 s first, then the schedule", always, []step{
 			{fail: true, wantLeft: 5000},
 			{advance: 5000, fail: true, wantLeft: 30_000},
 			{advance: 30_000, fail: true, wantLeft: 60_000},
 		}},
-		{"stragglers inside the window change nothing", negcache.Policy{}, []step{
+		{"stragglers inside the window change nothing", always, []step{
 			{fail: true, cached: true},
 			{advance: 100, fail: true, cached: true, wantUntil: 30_000},
 			{advance: 100, fail: true, wantUntil: 30_000, wantLeft: 29_800},
 		}},
-		{"success resets the schedule", negcache.Policy{}, []step{
+		{"success resets the schedule", always, []step{
 			{fail: true, cached: true},
 			{advance: 30_000, fail: true, cached: true, wantLeft: 60_000},
 			{advance: 60_000, succeed: true, wantLeft: -1},
 			{fail: true, cached: true, wantLeft: 30_000},
 		}},
-		{"clear resets everything", negcache.Policy{}, []step{
+		{"clear resets everything", always, []step{
 			{fail: true, cached: true},
 			{key: "GET /b", fail: true},
 			{clear: true, wantLeft: -1},
 			{key: "GET /b", wantLeft: -1},
 			{fail: true, wantLeft: 5000},
 		}},
-		{"a key quiet for 120 s after its window starts over", negcache.Policy{}, []step{
+		{"a key quiet for 120 s after its window starts over", always, []step{
 			{fail: true, cached: true},
 			{advance: 30_000, fail: true, cached: true, wantLeft: 60_000},
 			{advance: 60_000 + 120_000, fail: true, cached: true, wantLeft: 30_000},
 		}},
-		{"keys are independent", negcache.Policy{}, []step{
+		{"keys are independent", always, []step{
 			{fail: true, cached: true},
 			{key: "GET /other", wantLeft: -1},
 		}},
-		{"disabled", negcache.Policy{Disabled: true}, []step{
+		{"disabled", negcache.Policy{Disabled: true, Always: true}, []step{
 			{fail: true, wantUntil: -t0, wantLeft: -1},
 		}},
-		{"custom schedule", negcache.Policy{BackoffMs: []int64{1000, 2000}, FirstUncachedMs: 500}, []step{
+		{"custom schedule", negcache.Policy{Always: true, BackoffMs: []int64{1000, 2000}, FirstUncachedMs: 500}, []step{
 			{fail: true, wantLeft: 500},
 			{advance: 500, fail: true, wantLeft: 1000},
 			{advance: 1000, fail: true, wantLeft: 2000},
@@ -126,7 +130,7 @@ func TestNegativeCacheScripts(t *testing.T) {
 }
 
 func TestRenderStormReachesTheNetworkTwiceIn30s(t *testing.T) {
-	c, _ := negcache.New(negcache.Policy{})
+	c, _ := negcache.New(always)
 	network := 0
 	for now := t0; now < t0+30_000; now += 16 { // every frame
 		if _, hit := c.Decide(now, users); hit {
@@ -141,7 +145,7 @@ func TestRenderStormReachesTheNetworkTwiceIn30s(t *testing.T) {
 }
 
 func TestFullTableEvictsTheOldestFailure(t *testing.T) {
-	c := run(t, negcache.Policy{MaxKeys: 2}, []step{
+	c := run(t, negcache.Policy{Always: true, MaxKeys: 2}, []step{
 		{key: "a", fail: true, cached: true},
 		{key: "b", fail: true, cached: true},
 		{key: "c", fail: true, cached: true},
@@ -151,6 +155,87 @@ func TestFullTableEvictsTheOldestFailure(t *testing.T) {
 	})
 	if c.Evicted() != 1 || c.Len() != 2 {
 		t.Fatalf("Evicted = %d, Len = %d; want 1, 2", c.Evicted(), c.Len())
+	}
+}
+
+// TestByDefaultOnlyAfterAnOutage: a flaky-but-healthy API (a random 500
+// now and then, the circuit never armed) must not look worse with the
+// module: nothing is recorded, nothing answered, the app's retry goes out.
+func TestByDefaultOnlyAfterAnOutage(t *testing.T) {
+	c, _ := negcache.New(negcache.Policy{})
+	if until := c.Failed(t0, users, false); until != 0 || c.Len() != 0 {
+		t.Fatalf("a 500 with no outage was recorded until t0%+d", until-t0)
+	}
+	if _, hit := c.Decide(t0+1, users); hit {
+		t.Fatal("the retry of a transient 500 was answered from the cache")
+	}
+	c.OutageEnded(t0 + 10_000) // the probe succeeded: the gateway is back
+	if until := c.Failed(t0+10_000, users, false); until != t0+15_000 {
+		t.Fatalf("after the outage: Failed = t0%+d, want t0+15000", until-t0)
+	}
+	if _, hit := c.Decide(t0+12_000, users); !hit {
+		t.Fatal("a key failing right after the outage was asked again at once")
+	}
+	if c.Active(t0+40_000) || c.Failed(t0+40_000, "GET /other", false) != 0 {
+		t.Fatal("still active 30 s after the outage")
+	}
+	if _, hit := c.Decide(t0+40_000, users); hit {
+		t.Fatal("answered after the 30 s")
+	}
+}
+
+// TestFlakyAPIErrorRate is the acceptance of the default: an upstream with
+// 10% random 500s, an app that retries a failed query up to 3 times (as
+// TanStack does), a query every second for 10 minutes. The error rate users
+// see must be the same with the negative cache as without it.
+func TestFlakyAPIErrorRate(t *testing.T) {
+	seen := func(p negcache.Policy) (errors int) {
+		c, _ := negcache.New(p)
+		rnd := uint32(12345)
+		flaky := func() bool { // 10% 500s, a fixed xorshift sequence
+			rnd ^= rnd << 13
+			rnd ^= rnd >> 17
+			rnd ^= rnd << 5
+			return rnd%10 == 0
+		}
+		now := t0
+		for range 600 {
+			failed := true
+			for attempt := 0; attempt < 4 && failed; attempt++ {
+				now += 1000 << attempt >> 1 // 0.5, 1, 2, 4 s backoff, like TanStack's
+				if _, hit := c.Decide(now, users); hit {
+					continue // answered with the failure again, without the network
+				}
+				if failed = flaky(); failed {
+					c.Failed(now, users, false)
+				} else {
+					c.Succeeded(users)
+				}
+			}
+			if failed {
+				errors++
+			}
+		}
+		return errors
+	}
+	without, always, byDefault := seen(negcache.Policy{Disabled: true}), seen(always), seen(negcache.Policy{})
+	t.Logf("queries failing after 3 retries, of 600: %d without the cache, %d with the default, %d always on", without, byDefault, always)
+	if byDefault > without {
+		t.Fatalf("errors seen: %d with the default, %d without the cache", byDefault, without)
+	}
+	if always <= without {
+		t.Fatalf("the always-on cache (%d errors) should show why it is not the default (%d without)", always, without)
+	}
+}
+
+// TestClockJumpBack: a window read after the clock went back is clamped to
+// the widest window, not stretched by the jump.
+func TestClockJumpBack(t *testing.T) {
+	c, _ := negcache.New(always)
+	c.Failed(t0, users, true) // 30 s
+	back := t0 - 3_600_000
+	if until, hit := c.Decide(back, users); !hit || until != back+120_000 {
+		t.Fatalf("after the clock went back an hour: until now%+d, want now+120000", until-back)
 	}
 }
 
@@ -171,6 +256,7 @@ func TestPolicyValidateNamesTheField(t *testing.T) {
 		{negcache.Policy{BackoffMs: []int64{30_000, 0}}, "backoffMs"},
 		{negcache.Policy{FirstUncachedMs: -1}, "firstUncachedMs"},
 		{negcache.Policy{MaxKeys: -1}, "maxKeys"},
+		{negcache.Policy{AfterOutageMs: -1}, "afterOutageMs"},
 	} {
 		_, err := negcache.New(c.p)
 		if got := policyerr.Field(err, negcache.ErrInvalidPolicy); got != c.field {

@@ -3,24 +3,29 @@ package probe_test
 import (
 	"fmt"
 
+	"github.com/gatewaycircuit/gatewaycircuit/internal/circuit"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/probe"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/store"
 )
 
 func Example() {
-	g, _ := probe.New(probe.Policy{}) // TTL 120 s, max 600 s, like the circuit
 	now := int64(1_700_000_000_000)
-	g.Armed(now+120_000, 502) // the breaker armed
+	b, _ := circuit.New(circuit.Policy{Scope: []string{"https://app.example/api/"}}, store.NewMemory())
+	g, _ := probe.New(probe.Policy{})
+	b.Observe(now, 502, circuit.NoRetryAfter) // the gateway is down: armed for 120 s
 
 	now += 120_000 // the TTL ends and three queries refetch at once
 	for range 3 {
-		d, id := g.Decide(now)
+		d, id := g.Decide(now, b.Phase(now) == circuit.HalfOpen)
 		fmt.Println(d, id)
 	}
-	r, _ := g.Failed(now+80, 1, 503) // the probe met a 503
-	fmt.Println("re-arm", r.Status, r.TTLMs)
+	b.Observe(now+80, 503, circuit.NoRetryAfter) // the probe met a 503
+	g.Failed(1)
+	s, _ := b.Read(now + 80)
+	fmt.Println("re-armed for", s.Until-(now+80), "strikes", s.Strikes)
 	// Output:
 	// probe 1
 	// wait 1
 	// wait 1
-	// re-arm 503 240000
+	// re-armed for 240000 strikes 1
 }

@@ -1,37 +1,38 @@
-// Package probe is the circuit's half-open state: when the TTL of an armed
-// circuit ends, exactly one request of the tab goes to the network as the
-// probe, and the others wait for its outcome (or are answered as open)
-// instead of stampeding the gateway at the second it comes back.
+// Package probe is the single flight of the circuit's half-open phase: when
+// the TTL of an armed circuit ends, exactly one request of the tab goes to
+// the network as the probe, and the others wait for its outcome (or are
+// answered as open) instead of stampeding the gateway at the second it
+// comes back.
 //
-// A Gate sits beside circuit.Breaker without changing it. The wiring:
+// The half-open phase itself, the doubling of the TTL per failed probe and
+// their persistence across reloads belong to circuit.Breaker (its State has
+// Strikes and HalfOpenUntil). The Gate only decides which request is the
+// probe, so it holds no copy of the breaker's state. The wiring:
 //
-//   - whenever the breaker arms (Observe, Arm, or Load of an armed state),
-//     call Armed(until, status);
-//   - when the breaker allows an in-scope request, ask Gate.Decide:
+//   - for an in-scope request the breaker does not block, call
+//     Gate.Decide(now, breaker.Phase(now) == circuit.HalfOpen):
 //     Closed: send it as usual; Probe: send it, then report the outcome with
-//     its id; Wait: wait for probe id's outcome, then decide again from the
-//     start; Block: answer as open;
-//   - a probe answered with a trip status, or failing at the network, is
-//     Failed: re-arm the breaker with breaker.Arm(now, status, ttl) from the
-//     result (not Observe, which would use the base TTL); any other answer is
-//     Succeeded; a probe aborted by its caller is Abandoned (no verdict: the
-//     next request probes);
+//     its id; Wait: wait for probe id's outcome (at most ProbeTimeoutMs),
+//     then decide again from the start; Block: answer as open;
+//   - every answer goes to breaker.Observe as usual (the breaker closes on
+//     the probe's success and re-arms, doubled, on its failure); for the
+//     probe, also call Succeeded(id) or Failed(id) to free the slot; a probe
+//     aborted by its caller is Abandoned (no verdict: the next request
+//     probes);
 //   - the user's clear calls Clear.
 //
-// Each failed probe in a row doubles the TTL, capped at MaxTTLMs; a success
-// or Clear returns to the base TTL. The count is kept in memory: a reload
-// starts again from the base TTL. Not safe for concurrent use.
+// A reload forgets a probe in flight (the browser cancelled it): the new
+// page's first request is the probe. Not safe for concurrent use.
 package probe
 
 import (
 	"errors"
 
-	"github.com/gatewaycircuit/gatewaycircuit/internal/circuit"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/policyerr"
 )
 
 // DefaultProbeTimeoutMs is how long a probe may stay unanswered before the
-// next request replaces it. The TTLs default to the circuit's.
+// next request replaces it.
 const DefaultProbeTimeoutMs = 30_000
 
 // ErrInvalidPolicy is the sentinel for a Policy that fails Validate.
@@ -39,12 +40,9 @@ var ErrInvalidPolicy = errors.New("probe: invalid policy")
 
 // Policy configures the gate. The zero Policy is the default behaviour.
 type Policy struct {
-	// Disabled turns the gate off: at expiry every request goes at once.
+	// Disabled turns the gate off: in the half-open phase every request goes
+	// at once (the first answer still decides for the breaker).
 	Disabled bool `json:"disabled"`
-	// TTLMs and MaxTTLMs are the circuit's (copy them from circuit.Policy).
-	// Defaults circuit.DefaultTTLMs and circuit.DefaultMaxTTLMs.
-	TTLMs    int64 `json:"ttlMs"`
-	MaxTTLMs int64 `json:"maxTtlMs"`
 	// ProbeTimeoutMs: a probe unanswered for this long is replaced by the
 	// next request, and waiters should stop waiting. Default 30 000.
 	ProbeTimeoutMs int64 `json:"probeTimeoutMs"`
@@ -55,12 +53,6 @@ type Policy struct {
 
 // WithDefaults returns p with every zero field set to its default.
 func (p Policy) WithDefaults() Policy {
-	if p.TTLMs == 0 {
-		p.TTLMs = circuit.DefaultTTLMs
-	}
-	if p.MaxTTLMs == 0 {
-		p.MaxTTLMs = circuit.DefaultMaxTTLMs
-	}
 	if p.ProbeTimeoutMs == 0 {
 		p.ProbeTimeoutMs = DefaultProbeTimeoutMs
 	}
@@ -69,14 +61,7 @@ func (p Policy) WithDefaults() Policy {
 
 // Validate reports the first bad field of a defaulted policy.
 func (p Policy) Validate() error {
-	switch {
-	case p.TTLMs <= 0:
-		return policyerr.New(ErrInvalidPolicy, "ttlMs", "must be > 0")
-	case p.MaxTTLMs <= 0:
-		return policyerr.New(ErrInvalidPolicy, "maxTtlMs", "must be > 0")
-	case p.TTLMs > p.MaxTTLMs:
-		return policyerr.New(ErrInvalidPolicy, "ttlMs", "must not exceed maxTtlMs")
-	case p.ProbeTimeoutMs <= 0:
+	if p.ProbeTimeoutMs <= 0 {
 		return policyerr.New(ErrInvalidPolicy, "probeTimeoutMs", "must be > 0")
 	}
 	return nil
@@ -101,21 +86,12 @@ func (d Decision) String() string {
 	return "Decision(?)"
 }
 
-// Rearm is what to do with the breaker after a failed probe.
-type Rearm struct {
-	Status int   // arm with this status
-	TTLMs  int64 // for this long
-}
-
-// Gate holds the half-open state of one tab.
+// Gate holds the probe in flight of one tab.
 type Gate struct {
-	policy   Policy
-	untilMs  int64  // end of the armed period known to the gate; 0 = not armed
-	status   int    // the status it was armed with
-	failures int    // failed probes in a row
-	probe    uint32 // id of the probe in flight; 0 = none
-	sentMs   int64  // when the probe in flight was sent
-	lastID   uint32
+	policy Policy
+	probe  uint32 // id of the probe in flight; 0 = none
+	sentMs int64  // when the probe in flight was sent
+	lastID uint32
 }
 
 // New returns a Gate for p (defaulted, then validated).
@@ -130,21 +106,21 @@ func New(p Policy) (*Gate, error) {
 // Policy returns the defaulted policy in force.
 func (g *Gate) Policy() Policy { return g.policy }
 
-// Armed tells the gate the breaker is armed until untilMs with status.
-func (g *Gate) Armed(untilMs int64, status int) {
-	g.untilMs, g.status = untilMs, status
-	g.probe = 0
-}
-
-// Decide answers for a request the breaker allowed at nowMs. For Probe, id
-// is the new probe's; for Wait and Block, the probe in flight.
-func (g *Gate) Decide(nowMs int64) (d Decision, id uint32) {
-	switch {
-	case g.policy.Disabled || g.untilMs == 0:
+// Decide answers for a request the breaker allowed at nowMs; halfOpen is
+// whether the breaker is in its half-open phase. For Probe, id is the new
+// probe's; for Wait and Block, the probe in flight.
+func (g *Gate) Decide(nowMs int64, halfOpen bool) (d Decision, id uint32) {
+	if !halfOpen {
+		g.probe = 0 // the breaker decided (closed, or re-armed): nothing to wait for
 		return Closed, 0
-	case nowMs < g.untilMs:
-		return Block, 0
-	case g.probe != 0 && nowMs-g.sentMs < g.policy.ProbeTimeoutMs:
+	}
+	if g.policy.Disabled {
+		return Closed, 0
+	}
+	if nowMs < g.sentMs { // the clock went back: the timeout counts from now
+		g.sentMs = nowMs
+	}
+	if g.probe != 0 && nowMs-g.sentMs < g.policy.ProbeTimeoutMs {
 		if g.policy.BlockWaiters {
 			return Block, g.probe
 		}
@@ -159,59 +135,31 @@ func (g *Gate) Decide(nowMs int64) (d Decision, id uint32) {
 }
 
 // Succeeded reports a probe that the gateway answered with anything but a
-// trip status: the circuit is closed. It returns false for an id that is not
-// the probe in flight (replaced after a timeout, or cleared), which changes
-// nothing.
-func (g *Gate) Succeeded(id uint32) bool {
-	if id == 0 || id != g.probe {
-		return false
-	}
-	g.reset()
-	return true
-}
+// trip status. It returns false for an id that is not the probe in flight
+// (replaced after a timeout, or cleared), which changes nothing.
+func (g *Gate) Succeeded(id uint32) bool { return g.settle(id) }
 
 // Failed reports a probe answered with a trip status, or failing at the
-// network (status 0: the breaker is re-armed with the status it had). The
-// caller re-arms the breaker with the result; ok is false, and nothing
-// changes, for an id that is not the probe in flight.
-func (g *Gate) Failed(nowMs int64, id uint32, status int) (r Rearm, ok bool) {
-	if id == 0 || id != g.probe {
-		return Rearm{}, false
-	}
-	if status == 0 {
-		status = g.status
-	}
-	if status == 0 { // armed without a status: say what it is, unavailable
-		status = 503
-	}
-	g.failures++
-	ttl := g.policy.TTLMs
-	for i := 0; i < g.failures && ttl < g.policy.MaxTTLMs; i++ {
-		ttl *= 2
-	}
-	ttl = min(ttl, g.policy.MaxTTLMs)
-	g.Armed(nowMs+ttl, status)
-	return Rearm{Status: status, TTLMs: ttl}, true
-}
+// network. It returns false for an id that is not the probe in flight.
+func (g *Gate) Failed(id uint32) bool { return g.settle(id) }
 
 // Abandoned reports a probe aborted by its caller: no verdict, the next
 // request becomes the probe.
-func (g *Gate) Abandoned(id uint32) {
-	if id != 0 && id == g.probe {
-		g.probe = 0
+func (g *Gate) Abandoned(id uint32) { g.settle(id) }
+
+func (g *Gate) settle(id uint32) bool {
+	if id == 0 || id != g.probe {
+		return false
 	}
+	g.probe = 0
+	return true
 }
 
-// Clear forgets everything: the user asked for a fresh attempt.
-func (g *Gate) Clear() { g.reset() }
+// Clear forgets the probe in flight: the user asked for a fresh attempt.
+func (g *Gate) Clear() { g.probe = 0 }
 
-// Idle reports that the gate has nothing to decide: no armed period known,
-// no probe out.
-func (g *Gate) Idle() bool { return g.policy.Disabled || (g.untilMs == 0 && g.probe == 0) }
+// InFlight is the probe in flight, or 0.
+func (g *Gate) InFlight() uint32 { return g.probe }
 
-// Failures is the number of failed probes in a row.
-func (g *Gate) Failures() int { return g.failures }
-
-func (g *Gate) reset() {
-	g.untilMs, g.status, g.failures, g.probe = 0, 0, 0, 0
-}
+// Idle reports that no probe is out.
+func (g *Gate) Idle() bool { return g.probe == 0 }

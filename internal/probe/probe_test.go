@@ -27,29 +27,25 @@ func (t *tab) request(now int64) (string, uint32) {
 	if t.b.Decide(now, api) == circuit.Block {
 		return "block", 0
 	}
-	d, id := t.g.Decide(now)
+	d, id := t.g.Decide(now, t.b.Phase(now) == circuit.HalfOpen)
 	if d == probe.Closed {
 		return "send", 0
 	}
 	return d.String(), id
 }
 
-// answer reports the response to a request sent as probe id (0: a normal one).
+// answer reports the response to a request sent as probe id (0: a normal
+// one): the breaker observes every answer, and the gate frees the probe's slot.
 func (t *tab) answer(now int64, id uint32, status int) {
+	t.b.Observe(now, status, circuit.NoRetryAfter)
 	if id == 0 {
-		if t.b.Observe(now, status) {
-			t.g.Armed(t.b.State().Until, status)
-		}
 		return
 	}
-	p := t.b.Policy()
-	if status == 0 || p.Trips(status) {
-		if r, ok := t.g.Failed(now, id, status); ok {
-			_, _ = t.b.Arm(now, r.Status, r.TTLMs)
-		}
-		return
+	if p := t.b.Policy(); status == 0 || p.Trips(status) {
+		t.g.Failed(id)
+	} else {
+		t.g.Succeeded(id)
 	}
-	t.g.Succeeded(id)
 }
 
 // step: the clock advances, then requests are made (all must get wantEach),
@@ -62,13 +58,16 @@ type step struct {
 	answerProbe int // the n-th probe of the script; -1 a normal request; 0 none
 	status      int
 	abandon     int // the n-th probe of the script is aborted
+	reload      bool
 	clear       bool
 	wantUntil   int64 // breaker until, as an offset from t0, when non-zero
 }
 
 func run(t *testing.T, p probe.Policy, steps []step) {
 	t.Helper()
-	b, err := circuit.New(circuit.Policy{Scope: []string{"http://app.test/api/"}}, store.NewMemory())
+	mem := store.NewMemory()
+	cp := circuit.Policy{Scope: []string{"http://app.test/api/"}}
+	b, err := circuit.New(cp, mem)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,6 +102,11 @@ func run(t *testing.T, p probe.Policy, steps []step) {
 		case s.clear:
 			b.Clear()
 			g.Clear()
+		case s.reload: // F5: a new breaker and gate over the same storage
+			b, _ = circuit.New(cp, mem)
+			g, _ = probe.New(p)
+			b.Load(now)
+			tb = &tab{b, g}
 		}
 		if s.wantUntil != 0 {
 			if st, _ := b.Read(now); st.Until != t0+s.wantUntil {
@@ -142,18 +146,17 @@ func TestGateScripts(t *testing.T) {
 			{advance: 480_000, requests: 1, wantEach: "probe", answerProbe: 3, status: 0, wantUntil: 840_000 + 600_000},
 			{advance: 600_000, requests: 1, wantEach: "probe", answerProbe: 4, status: 504, wantUntil: 1_440_000 + 600_000},
 			{advance: 600_000, requests: 1, wantEach: "probe", answerProbe: 5, status: 204},
-			{requests: 1, wantEach: "send", answerProbe: -1, status: 502, wantUntil: 2_040_000 + 120_000},
+			{advance: 3000, requests: 1, wantEach: "send", answerProbe: -1, status: 502, wantUntil: 2_043_000 + 120_000}, // a success 3 s ago: no longer partial
 		}},
-		{"a network failure re-arms with the status the circuit had", probe.Policy{TTLMs: 1000, MaxTTLMs: 60_000}, []step{
+		{"a network failure re-arms with the status the circuit had", probe.Policy{}, []step{
 			{requests: 1, wantEach: "send", answerProbe: -1, status: 504, wantUntil: 120_000},
-			{advance: 120_000, requests: 1, wantEach: "probe", answerProbe: 1, status: 0, wantUntil: 122_000},
+			{advance: 120_000, requests: 1, wantEach: "probe", answerProbe: 1, status: 0, wantUntil: 120_000 + 240_000},
 		}},
 		{"an abandoned probe hands over to the next request", probe.Policy{}, []step{
 			trip,
 			{advance: 120_000, requests: 1, wantEach: "probe"},
 			{requests: 2, wantEach: "wait", abandon: 1},
 			{requests: 1, wantEach: "probe"},
-			{requests: 1, wantEach: "wait", answerProbe: 1, status: 502}, // the old one's late answer: ignored
 			{requests: 1, wantEach: "wait", answerProbe: 2, status: 200},
 			{requests: 1, wantEach: "send"},
 		}},
@@ -173,8 +176,17 @@ func TestGateScripts(t *testing.T) {
 			trip,
 			{advance: 120_000, requests: 1, wantEach: "probe", answerProbe: 1, status: 503},
 			{clear: true},
-			{requests: 3, wantEach: "send", answerProbe: -1, status: 502, wantUntil: 120_000 + 120_000},
+			{advance: 3000, requests: 3, wantEach: "send", answerProbe: -1, status: 502, wantUntil: 123_000 + 120_000},
 			{advance: 120_000, requests: 1, wantEach: "probe"},
+		}},
+		{"the half-open state survives a reload: the new page sends one probe", probe.Policy{}, []step{
+			trip,
+			{advance: 120_000, requests: 1, wantEach: "probe"},
+			{reload: true},
+			{requests: 1, wantEach: "probe"},
+			{requests: 9, wantEach: "wait", answerProbe: 2, status: 502, wantUntil: 120_000 + 240_000},
+			{reload: true},
+			{advance: 240_000, requests: 1, wantEach: "probe", answerProbe: 3, status: 502, wantUntil: 360_000 + 480_000},
 		}},
 		{"disabled: the stampede of today", probe.Policy{Disabled: true}, []step{
 			trip,
@@ -188,16 +200,15 @@ func TestGateScripts(t *testing.T) {
 
 func TestReportsForAnotherIDChangeNothing(t *testing.T) {
 	g, _ := probe.New(probe.Policy{})
-	g.Armed(t0, 502)
-	_, id := g.Decide(t0)
+	_, id := g.Decide(t0, true)
 	if g.Succeeded(id+1) || g.Succeeded(0) {
 		t.Fatal("Succeeded accepted an id that is not the probe")
 	}
-	if _, ok := g.Failed(t0, id+1, 502); ok {
+	if g.Failed(id + 1) {
 		t.Fatal("Failed accepted an id that is not the probe")
 	}
 	g.Abandoned(id + 1)
-	if d, got := g.Decide(t0); d != probe.Wait || got != id {
+	if d, got := g.Decide(t0, true); d != probe.Wait || got != id {
 		t.Fatalf("Decide = %v %d, want wait on %d", d, got, id)
 	}
 }
@@ -207,14 +218,31 @@ func TestPolicyValidateNamesTheField(t *testing.T) {
 		p     probe.Policy
 		field string
 	}{
-		{probe.Policy{TTLMs: -1}, "ttlMs"},
-		{probe.Policy{MaxTTLMs: -1}, "maxTtlMs"},
-		{probe.Policy{TTLMs: 700_000}, "ttlMs"},
 		{probe.Policy{ProbeTimeoutMs: -1}, "probeTimeoutMs"},
 	} {
 		_, err := probe.New(c.p)
 		if got := policyerr.Field(err, probe.ErrInvalidPolicy); got != c.field {
 			t.Errorf("New(%+v) err = %v, want a policy error for %s", c.p, err, c.field)
 		}
+	}
+}
+
+func TestClockJumpBackDoesNotHoldTheProbe(t *testing.T) {
+	g, _ := probe.New(probe.Policy{})
+	_, id := g.Decide(t0, true)
+	back := t0 - 3_600_000 // Date.now() went back an hour
+	if d, got := g.Decide(back, true); d != probe.Wait || got != id {
+		t.Fatalf("Decide = %v %d, want wait on %d", d, got, id)
+	}
+	if d, _ := g.Decide(back+probe.DefaultProbeTimeoutMs, true); d != probe.Probe {
+		t.Fatalf("Decide 30 s after the jump = %v, want a new probe (not an hour's wait)", d)
+	}
+}
+
+func TestNotHalfOpenForgetsTheProbe(t *testing.T) {
+	g, _ := probe.New(probe.Policy{})
+	g.Decide(t0, true)
+	if d, _ := g.Decide(t0, false); d != probe.Closed || !g.Idle() {
+		t.Fatalf("Decide(not half-open) = %v, idle %v", d, g.Idle())
 	}
 }

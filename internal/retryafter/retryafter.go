@@ -15,7 +15,8 @@ package retryafter
 const MaxDelayMs = 1<<53 - 1
 
 // Parse returns the delay that value asks for, measured from nowMs (Unix ms).
-// A date in the past is a delay of 0. ok is false when value is malformed.
+// A date in the past is a delay of 0. ok is false when value is malformed
+// ("0.5", "5s", "-1", two values): treat it as absent, never as a long pause.
 func Parse(value string, nowMs int64) (delayMs int64, ok bool) {
 	value = trim(value)
 	if value == "" {

@@ -29,6 +29,9 @@ func TestParse(t *testing.T) {
 		{"-1", -1},
 		{"+5", -1},
 		{"1.5", -1},
+		{"0.5", -1}, // malformed is absent: the caller's default, never a long pause
+		{".5", -1},
+		{"5.", -1},
 		{"5s", -1},
 		{"1e3", -1},
 		{"120, 120", -1}, // two headers combined

@@ -1,0 +1,85 @@
+package idempotency
+
+import (
+	"hash/fnv"
+	"strings"
+)
+
+// An operation names what an action does, e.g.
+// "POST https://app.example/api/orders?~1f0c…". It is what the ledger
+// stores, so it holds no secret: the query string, where apps put API keys
+// and tokens, is replaced by a hash of it, and the fragment (never sent) is
+// dropped. Two requests that differ only in their query are still two
+// operations.
+//
+// The principal says on whose behalf the request is made: actions of two
+// users of one tab (logout, then login) must never share a key, and a
+// server that keys by (user, key) would otherwise replay one user's answer
+// to the other. See Principal.
+
+// Operation builds the operation of a request: the method, the URL with
+// its query hashed and its fragment dropped, and the principal (from
+// Principal; "" for the default one).
+func Operation(method, url, principal string) string {
+	op := method + " " + url
+	if principal != "" {
+		op += " @" + principal
+	}
+	return redact(op)
+}
+
+// Principal identifies the credentials of a request by a hash of its
+// credentials mode (fetch's "omit", "same-origin", "include") and its
+// Authorization header, or "" for a request with the default mode and no
+// Authorization. Cookies cannot be read by the page (HttpOnly): after a
+// cookie logout call Ledger.Forget.
+func Principal(credentials, authorization string) string {
+	if (credentials == "" || credentials == "same-origin") && authorization == "" {
+		return ""
+	}
+	return hash64(credentials + "\n" + authorization)
+}
+
+// redact replaces the query of operation's URL by "~" and its hash and
+// drops the fragment. It is idempotent: the ledger applies it to every
+// operation it is given, so that callers building their own strings (the
+// shim's "METHOD URL") never store a query either.
+func redact(operation string) string {
+	url, principal := operation, ""
+	if n := len(operation) - len(" @") - hashLen; n >= 0 && operation[n:n+2] == " @" && isHash(operation[n+2:]) {
+		url, principal = operation[:n], operation[n:]
+	}
+	if f := strings.IndexByte(url, '#'); f >= 0 {
+		url = url[:f] // never sent to a server: not part of the action
+	}
+	q := strings.IndexByte(url, '?')
+	if q < 0 {
+		return url + principal
+	}
+	if query := url[q+1:]; !(len(query) == 1+hashLen && query[0] == '~' && isHash(query[1:])) {
+		url = url[:q+1] + "~" + hash64(query)
+	}
+	return url + principal
+}
+
+// hashLen is the length of hash64's answer.
+const hashLen = 16
+
+// hash64 is the 64-bit FNV-1a hash of s, in 16 hex digits.
+func hash64(s string) string {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(s))
+	return hexString(h.Sum(nil))
+}
+
+func isHash(s string) bool {
+	if len(s) != hashLen {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
