@@ -22,6 +22,11 @@ import (
 //	data-ttl-ms           120000              > 0, ≤ data-max-ttl-ms: how long a trip arms the circuit
 //	data-max-ttl-ms       600000              > 0: cap on every TTL, stored deadlines included
 //	data-trip-statuses    502,503,504         HTTP statuses (100-599) that arm the circuit
+//	data-trip-window-ms   3000                > 0: the trip rule's window: a success this recent means
+//	                                          "partial failure" (a rate limiter), not "down"
+//	data-trip-min-failures 1                  1-1000: trip statuses within the window, with no success, that arm
+//	data-half-open-ms     data-max-ttl-ms     > 0: how long after the TTL the outage is remembered
+//	                                          (the next page load sends one probe, not every query)
 //	data-stale            off                 serve the last good copy of a GET when the gateway fails
 //	data-stale-max-ms     3600000             > 0: how old a stale copy may be
 //	data-coalesce         on                  identical in-flight GETs share one request
@@ -36,6 +41,9 @@ var settings = []setting{
 	{"ttlMs", "data-ttl-ms", strconv.Itoa(circuit.DefaultTTLMs), millis},
 	{"maxTtlMs", "data-max-ttl-ms", strconv.Itoa(circuit.DefaultMaxTTLMs), millis},
 	{"tripStatuses", "data-trip-statuses", "502,503,504", statuses},
+	{"tripWindowMs", "data-trip-window-ms", strconv.Itoa(circuit.DefaultTripWindowMs), millis},
+	{"tripMinFailures", "data-trip-min-failures", strconv.Itoa(circuit.DefaultTripMinFailures), count},
+	{"halfOpenMs", "data-half-open-ms", "", millis},
 	{"stale", "data-stale", "off", onOff},
 	{"staleMaxMs", "data-stale-max-ms", strconv.Itoa(stale.DefaultMaxStaleMs), millis},
 	{"coalesce", "data-coalesce", "on", onOff},
@@ -50,6 +58,7 @@ type kind int
 
 const (
 	millis kind = iota
+	count
 	statuses
 	onOff
 )
@@ -101,7 +110,20 @@ func ParseAttributes(text string) (p Policy, options string, warnings []string) 
 	values["ttlMs"] = strconv.FormatInt(ttl, 10)
 
 	on := func(name string) bool { return values[name] == "on" }
-	p.Circuit = circuit.Policy{TTLMs: ttl, MaxTTLMs: maxTTL, TripStatuses: statusList(values["tripStatuses"]), Scope: scope}
+	halfOpen := ms(values["halfOpenMs"]) // "" (the default): the maximum TTL
+	if halfOpen > maxTTL {
+		warnings = append(warnings, "data-half-open-ms: "+values["halfOpenMs"]+" exceeds data-max-ttl-ms "+values["maxTtlMs"]+"; using "+values["maxTtlMs"])
+		halfOpen = maxTTL
+	}
+	if halfOpen == 0 {
+		halfOpen = maxTTL
+	}
+	values["halfOpenMs"] = strconv.FormatInt(halfOpen, 10)
+	minFailures, _ := strconv.Atoi(values["tripMinFailures"])
+	p.Circuit = circuit.Policy{
+		TTLMs: ttl, MaxTTLMs: maxTTL, TripStatuses: statusList(values["tripStatuses"]), Scope: scope,
+		TripWindowMs: ms(values["tripWindowMs"]), TripMinFailures: minFailures, HalfOpenMs: halfOpen,
+	}
 	p.Stale.Enabled = on("stale")
 	p.Stale.MaxStaleMs = ms(values["staleMaxMs"])
 	p.Coalesce.Disabled = !on("coalesce")
@@ -130,6 +152,12 @@ func (k kind) check(v string) (string, string) {
 			return "", "is not a positive whole number of milliseconds"
 		}
 		return strconv.FormatInt(n, 10), ""
+	case count:
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 1000 {
+			return "", "is not a whole number from 1 to 1000"
+		}
+		return strconv.Itoa(n), ""
 	case statuses:
 		var parts []string
 		for _, part := range strings.Split(v, ",") {

@@ -73,7 +73,9 @@ test("the pre-ready reader follows Go's rules: the shared attribute vectors", ()
     for (const k of ["stale", "coalesce", "negativeCache", "cooldown", "probe", "idempotency", "emptyTtl"] as const) {
       asText[k] = options[k] ? "on" : "off";
     }
-    for (const [k, want] of Object.entries(v.options)) assert.equal(asText[k], want, `${v.name}: ${k}`);
+    for (const [k, want] of Object.entries(v.options)) {
+      if (k in asText) assert.equal(asText[k], want, `${v.name}: ${k}`); // the rest is Go's alone
+    }
     assert.deepEqual(problems, [], `${v.name}: bad values are Go's to name`);
   }
 });
