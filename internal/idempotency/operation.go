@@ -7,10 +7,9 @@ import (
 
 // An operation names what an action does, e.g.
 // "POST https://app.example/api/orders?~1f0c…". It is what the ledger
-// stores, so it holds no secret: the query string, where apps put API keys
-// and tokens, is replaced by a hash of it, and the fragment (never sent) is
-// dropped. Two requests that differ only in their query are still two
-// operations.
+// stores, so it holds no secret: the query string (where apps put API keys
+// and tokens) and the fragment are replaced by a hash of them. Two requests
+// that differ only in their query are still two operations.
 //
 // The principal says on whose behalf the request is made: actions of two
 // users of one tab (logout, then login) must never share a key, and a
@@ -18,7 +17,7 @@ import (
 // to the other. See Principal.
 
 // Operation builds the operation of a request: the method, the URL with
-// its query hashed and its fragment dropped, and the principal (from
+// its query and fragment hashed, and the principal (from
 // Principal; "" for the default one).
 func Operation(method, url, principal string) string {
 	op := method + " " + url
@@ -40,8 +39,8 @@ func Principal(credentials, authorization string) string {
 	return hash64(credentials + "\n" + authorization)
 }
 
-// redact replaces the query of operation's URL by "~" and its hash and
-// drops the fragment. It is idempotent: the ledger applies it to every
+// redact replaces the query and fragment of operation's URL by "?~" and
+// their hash. It is idempotent: the ledger applies it to every
 // operation it is given, so that callers building their own strings (the
 // shim's "METHOD URL") never store a query either.
 func redact(operation string) string {
@@ -49,15 +48,15 @@ func redact(operation string) string {
 	if n := len(operation) - len(" @") - hashLen; n >= 0 && operation[n:n+2] == " @" && isHash(operation[n+2:]) {
 		url, principal = operation[:n], operation[n:]
 	}
-	if f := strings.IndexByte(url, '#'); f >= 0 {
-		url = url[:f] // never sent to a server: not part of the action
-	}
-	q := strings.IndexByte(url, '?')
+	q := strings.IndexAny(url, "?#")
 	if q < 0 {
 		return url + principal
 	}
-	if query := url[q+1:]; !(len(query) == 1+hashLen && query[0] == '~' && isHash(query[1:])) {
-		url = url[:q+1] + "~" + hash64(query)
+	// Everything from the first '?' or '#' is hashed together: a query and
+	// a fragment, or a label a caller already hashed its own way ("?#…"):
+	// two different tails stay two operations, and none is kept in clear.
+	if tail := url[q:]; !(len(tail) == 2+hashLen && tail[:2] == "?~" && isHash(tail[2:])) {
+		url = url[:q] + "?~" + hash64(tail)
 	}
 	return url + principal
 }
