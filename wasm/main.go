@@ -10,6 +10,7 @@ package main
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"syscall/js"
 	"unsafe"
@@ -105,7 +106,7 @@ func gcBegin(nowMs float64, n int32) int32 {
 		return int32(guard.Pass)
 	}
 	method, url, headers := fields3(view(n))
-	v := g.Breaker().Version()
+	v := g.Version()
 	a := g.Begin(int64(nowMs), method, url, headers)
 	out = [abi.OutLen]float64{float64(a.Ticket), float64(a.Flight), float64(a.UntilMs), float64(a.Status),
 		float64(a.Copy.ID), float64(a.Copy.AgeMs), float64(a.Copy.StoredAtMs), float64(a.Probe)}
@@ -122,7 +123,7 @@ func gcFinish(nowMs float64, ticket float64, status int32, n int32) int32 {
 		return 0
 	}
 	retryAfter, cacheControl, finalURL := fields3(view(n))
-	v := g.Breaker().Version()
+	v := g.Version()
 	o := g.Finish(int64(nowMs), uint32(ticket), int(status), retryAfter, cacheControl, finalURL)
 	out = [abi.OutLen]float64{float64(o.WaitMs), 0, 0, 0, float64(o.Copy.ID), float64(o.Copy.AgeMs), float64(o.Copy.StoredAtMs), 0}
 	r := changed(v)
@@ -147,7 +148,7 @@ func gcObserve(nowMs float64, status int32, n int32) int32 {
 	method, rest, _ := strings.Cut(view(n), "\n")
 	url, rest, _ := strings.Cut(rest, "\n")
 	retryAfter, finalURL, _ := strings.Cut(rest, "\n")
-	v := g.Breaker().Version()
+	v := g.Version()
 	g.Observe(int64(nowMs), method, url, "", int(status), retryAfter, finalURL)
 	return changed(v)
 }
@@ -174,8 +175,8 @@ func gcIdemBegin(nowMs float64, n int32, r0, r1, r2, r3 int32) int32 {
 	}
 	method, rest, _ := strings.Cut(text(n), "\n")
 	url, rest, _ := strings.Cut(rest, "\n")
-	given, _, _ := strings.Cut(rest, "\n") // then the headers
-	op := guard.Operation(method, url)
+	given, headers, _ := strings.Cut(rest, "\n")
+	op := guard.Operation(method, url, headers)
 	var random [16]byte
 	for i, r := range [4]int32{r0, r1, r2, r3} {
 		random[4*i], random[4*i+1], random[4*i+2], random[4*i+3] = byte(r), byte(r>>8), byte(r>>16), byte(r>>24)
@@ -250,7 +251,7 @@ func gcArm(nowMs float64, status int32, ttlMs float64) int32 {
 	if g == nil {
 		return abi.CodeNotStarted
 	}
-	v := g.Breaker().Version()
+	v := g.Version()
 	if _, err := g.Arm(int64(nowMs), int(status), int64(ttlMs)); err != nil {
 		return message(abi.CodeBadArm, err)
 	}
@@ -263,7 +264,7 @@ func gcClear() int32 {
 	if g == nil {
 		return 0
 	}
-	v := g.Breaker().Version()
+	v := g.Version()
 	g.Clear()
 	return changed(v)
 }
@@ -274,9 +275,27 @@ func gcRead(nowMs float64) int32 {
 	if g == nil {
 		return 0
 	}
-	v := g.Breaker().Version()
+	v := g.Version()
 	g.Breaker().Read(int64(nowMs))
 	return changed(v)
+}
+
+//go:wasmexport gc_succeeded
+func gcSucceeded(atMs float64) {
+	defer settle()
+	if g != nil {
+		g.Succeeded(int64(atMs))
+	}
+}
+
+//go:wasmexport gc_forget
+func gcForget(nowMs float64) {
+	defer settle()
+	if g == nil {
+		return
+	}
+	g.Forget(int64(nowMs))
+	dropped = append(dropped, g.Dropped()...)
 }
 
 //go:wasmexport gc_reload
@@ -285,9 +304,28 @@ func gcReload(nowMs float64) int32 {
 	if g == nil {
 		return 0
 	}
-	v := g.Breaker().Version()
+	v := g.Version()
 	g.Reload(int64(nowMs))
 	return changed(v)
+}
+
+// gc_pauses writes the Pauses frame into buf and returns its length.
+//
+//go:wasmexport gc_pauses
+func gcPauses(nowMs float64) int32 {
+	if g == nil {
+		return 0
+	}
+	frame := ""
+	for _, p := range g.Pauses(int64(nowMs)) {
+		asked := "0"
+		if p.ServerAsked {
+			asked = "1"
+		}
+		frame += strconv.FormatInt(p.UntilMs, 10) + " " + asked + " " + p.Service + "\n"
+	}
+	gcReserve(int32(len(frame)))
+	return int32(copy(buf, frame))
 }
 
 //go:wasmexport gc_until
@@ -342,8 +380,8 @@ func fields3(frame string) (a, b, rest string) {
 	return a, b, rest
 }
 
-func changed(before uint32) int32 {
-	if g.Breaker().Version() != before {
+func changed(before uint64) int32 {
+	if g.Version() != before {
 		return abi.FlagChanged
 	}
 	return 0

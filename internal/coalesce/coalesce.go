@@ -107,6 +107,10 @@ func (t *Table) Complete(id uint32) {
 	}
 }
 
+// Forget makes every call in flight unjoinable (a user logged out): the
+// next caller of a key starts afresh. The calls still end with Complete.
+func (t *Table) Forget() { clear(t.byKey) }
+
 // InFlight is the number of calls not yet completed.
 func (t *Table) InFlight() int { return len(t.byID) }
 

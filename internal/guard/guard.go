@@ -210,16 +210,41 @@ func (g *Guard) Arm(nowMs int64, status int, ttlMs int64) (circuit.State, error)
 	return s, err
 }
 
-// Clear is the user's "try again": the circuit, the probe state, the
-// negative cache and the empty-result TTLs start over. A 429 cooldown is not lifted (the server asked
-// for it), and stale copies are data, not failure state: both stay.
+// Clear is the user's "try again": it ends everything the module chose on
+// its own — the circuit, the probe state, the negative cache, the
+// empty-result TTLs and every 429 pause that had no Retry-After. A pause the
+// server asked for with Retry-After stays (it is visible in Pauses), and so
+// do stale copies: they are data, not failure state.
 func (g *Guard) Clear() {
 	g.breaker.Clear()
 	g.gate.Clear()
 	g.neg.Clear()
 	g.empty.Clear()
+	g.cooldown.ClearChosen()
+	g.saveCooldown()
 	g.seen = g.breaker.Version()
 }
+
+// Forget is the logout: nothing of the previous user may reach the next.
+// Stale and empty-result copies are dropped (their ids go to Dropped),
+// requests in flight can no longer be joined, and the ledger drops its
+// pending keys (for every instance of the tab).
+func (g *Guard) Forget(nowMs int64) {
+	g.stale.Clear()
+	g.empty.Clear()
+	g.neg.Clear()
+	g.flights.Forget()
+	if g.ledger != nil {
+		g.ledger.Forget(nowMs)
+	}
+}
+
+// Version changes whenever what blocks requests changes: the circuit or a
+// 429 pause. The glue then reads both and tells the subscribers.
+func (g *Guard) Version() uint64 { return uint64(g.breaker.Version())<<32 ^ g.cooldown.Version() }
+
+// Pauses lists the 429 pauses in force at nowMs.
+func (g *Guard) Pauses(nowMs int64) []cooldown.Paused { return g.cooldown.Pauses(nowMs) }
 
 // Begin decides for a request. headers is the request's header block
 // ("name: value" lines), which only matters for the coalescing key. The
@@ -469,18 +494,25 @@ func (g *Guard) Adopt(method, url, headers string) uint32 {
 // InFlight is the number of requests between Begin and Finish.
 func (g *Guard) InFlight() int { return len(g.tickets) }
 
-// Operation names a mutation in the idempotency ledger: the method and the
-// URL without its query (a query can carry secrets, and the ledger is kept
-// in sessionStorage), with the query's hash so /pay?to=a and /pay?to=b stay
-// two operations. A long URL is hashed whole: no length is ever refused.
-func Operation(method, url string) string {
-	path, query, hasQuery := strings.Cut(url, "?")
-	op := method + " " + path
-	if hasQuery {
-		op += "?#" + hex64(fnv1a(query))
+// Operation names a mutation in the idempotency ledger
+// (idempotency.Operation): the method, the URL with its query hashed (a
+// query can carry secrets, and the ledger is kept in sessionStorage), and
+// the principal — the credentials mode and the Authorization header, from
+// the Request frame's headers — so one user's pending key is never another's.
+// A long URL is hashed whole: no length is ever refused.
+func Operation(method, url, headers string) string {
+	var credentials, authorization string
+	for _, h := range coalesce.ParseHeaders(headers) {
+		switch h.Name {
+		case ":credentials":
+			credentials = h.Value
+		case "authorization":
+			authorization = h.Value
+		}
 	}
+	op := idempotency.Operation(method, url, idempotency.Principal(credentials, authorization))
 	if len(op) > maxOperationLen {
-		op = method + " #" + hex64(fnv1a(url))
+		op = method + " #" + hex64(fnv1a(op))
 	}
 	return op
 }
@@ -569,20 +601,36 @@ func (g *Guard) observeCircuit(nowMs int64, t *ticket, status int, retryAfter st
 	if t.probe != 0 {
 		if cp := g.breaker.Policy(); status == 0 || cp.Trips(status) {
 			g.gate.Failed(t.probe)
-		} else if g.gate.Succeeded(t.probe) {
-			// The gateway is back: what the negative cache learnt during the
-			// outage is about the outage, not about the keys; for a while
-			// it keeps a key that still fails from being asked again at once.
-			g.neg.Clear()
-			g.neg.OutageEnded(nowMs)
+		} else {
+			g.gate.Succeeded(t.probe)
 		}
 	}
 	delay, ok := retryafter.Parse(retryAfter, nowMs)
 	if !ok {
 		delay = circuit.NoRetryAfter
 	}
-	g.breaker.Observe(nowMs, status, delay)
+	g.observeBreaker(nowMs, status, delay)
+}
+
+// observeBreaker gives the breaker an answer. When that ends an outage
+// (open or half-open → closed), what the negative cache learnt during it is
+// about the outage, not about the keys: it starts over, and for a while
+// keeps a key that still fails from being asked again at once.
+func (g *Guard) observeBreaker(nowMs int64, status int, retryAfterMs int64) {
+	before := g.breaker.Phase(nowMs)
+	g.breaker.Observe(nowMs, status, retryAfterMs)
+	if before != circuit.Closed && g.breaker.Phase(nowMs) == circuit.Closed {
+		g.neg.Clear()
+		g.neg.OutageEnded(nowMs)
+	}
 	g.syncGate()
+}
+
+// Succeeded takes an in-scope answer that was not reported when it came (a
+// 2xx-4xx on the quiet path): the trip rule counts successes, so the glue
+// reports the latest one, with its time, before it reports a failure.
+func (g *Guard) Succeeded(atMs int64) {
+	g.observeBreaker(atMs, 200, circuit.NoRetryAfter)
 }
 
 // syncGate remembers the breaker version the gate has seen.

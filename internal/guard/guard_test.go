@@ -44,6 +44,9 @@ type step struct {
 	abort   string
 	cancel  bool // what abort must say
 	clear   bool
+	forget  bool
+	// succeeded reports a quiet-path success this many ms from now (before the step's other action)
+	succeeded int64
 
 	wantArmed *bool
 	wantUntil int64 // offset from t0
@@ -62,6 +65,9 @@ func run(t *testing.T, p guard.Policy, steps []step) {
 	names := map[string]uint32{}
 	for i, s := range steps {
 		now += s.advance
+		if s.succeeded != 0 {
+			g.Succeeded(now + s.succeeded)
+		}
 		switch {
 		case s.begin != "":
 			m := s.method
@@ -91,6 +97,8 @@ func run(t *testing.T, p guard.Policy, steps []step) {
 			}
 		case s.clear:
 			g.Clear()
+		case s.forget:
+			g.Forget(now)
 		}
 		if s.wantArmed != nil {
 			st, armed := g.Breaker().Read(now)
@@ -173,12 +181,18 @@ func TestGuardScripts(t *testing.T) {
 			{advance: 2000, finish: "a", status: 200, wantOut: &guard.Outcome{}},
 			{begin: users, want: guard.Send},
 		}},
-		{"429 without Retry-After pauses the whole service for 300 s, and clear does not lift it", guard.Policy{Circuit: scope, Cooldown: cooldown.Policy{PauseMs: 300_000}}, []step{
+		{"a pause the module chose (no Retry-After) pauses the whole service, and the user's retry lifts it", guard.Policy{Circuit: scope, Cooldown: cooldown.Policy{PauseMs: 300_000}}, []step{
 			{begin: users, want: guard.Send, as: "a"},
 			{finish: "a", status: 429, wantOut: &guard.Outcome{}},
 			{begin: "http://app.test/api/orders", want: guard.Cooling},
 			{clear: true},
-			{advance: 299_999, begin: users, want: guard.Cooling},
+			{begin: users, want: guard.Send},
+		}},
+		{"a pause the server asked for (Retry-After) stays after the user's retry", guard.Policy{Circuit: scope}, []step{
+			{begin: users, want: guard.Send, as: "a"},
+			{finish: "a", status: 429, ra: "120", wantOut: &guard.Outcome{}},
+			{clear: true},
+			{advance: 119_999, begin: users, want: guard.Cooling},
 			{advance: 1, begin: users, want: guard.Send},
 		}},
 		{"a failed GET is not asked again inside its window", guard.Policy{Circuit: scope, Negative: negcache.Policy{Always: true}}, []step{
@@ -226,6 +240,15 @@ func TestGuardScripts(t *testing.T) {
 			{begin: users, headers: ":credentials: omit\n", want: guard.Join},
 			{begin: users, headers: "authorization: Bearer b\n", want: guard.Send},
 			{begin: users, want: guard.Join},
+		}},
+		{"forget (logout): a request in flight can no longer be joined", guard.Policy{Circuit: scope}, []step{
+			{begin: users, want: guard.Send, as: "alice"},
+			{forget: true},
+			{begin: users, want: guard.Send},
+		}},
+		{"a success reported late still tells a rate limiter from an outage", guard.Policy{Circuit: scope}, []step{
+			{succeeded: -1000, begin: users, want: guard.Send, as: "a"},
+			{finish: "a", status: 503, wantArmed: no},
 		}},
 		{"an opaque answer is an answer, not a failure", guard.Policy{Circuit: scope}, []step{
 			{begin: users, want: guard.Send, as: "a"},
@@ -369,18 +392,24 @@ func metricOf(g *guard.Guard, c metrics.Counter) uint64 {
 // A mutation's operation never refuses a URL for its length, and keeps no query.
 func TestOperation(t *testing.T) {
 	long := "http://app.test/api/orders?token=secret&x=" + strings.Repeat("y", 3000)
-	op := guard.Operation("POST", long)
+	op := guard.Operation("POST", long, "")
 	if len(op) > 600 || strings.Contains(op, "secret") {
 		t.Fatalf("operation %q", op)
 	}
-	if guard.Operation("POST", long+"z") == op {
+	if guard.Operation("POST", long+"z", "") == op {
 		t.Fatal("two URLs, one operation")
 	}
-	if got := guard.Operation("PUT", "http://app.test/api/a?k=1"); strings.Contains(got, "k=1") || !strings.HasPrefix(got, "PUT http://app.test/api/a?#") {
+	if got := guard.Operation("PUT", "http://app.test/api/a?k=1", ""); strings.Contains(got, "k=1") || !strings.HasPrefix(got, "PUT http://app.test/api/a?") {
 		t.Fatalf("operation %q", got)
 	}
-	if got := guard.Operation("DELETE", "http://app.test/api/a"); got != "DELETE http://app.test/api/a" {
+	if got := guard.Operation("DELETE", "http://app.test/api/a", ""); got != "DELETE http://app.test/api/a" {
 		t.Fatalf("operation %q", got)
+	}
+	alice := guard.Operation("POST", "http://app.test/api/a", "authorization: Bearer alice\n")
+	bob := guard.Operation("POST", "http://app.test/api/a", "authorization: Bearer bob\n")
+	omit := guard.Operation("POST", "http://app.test/api/a", ":credentials: omit\n")
+	if alice == bob || alice == omit || strings.Contains(alice, "alice") {
+		t.Fatalf("principals: %q %q %q", alice, bob, omit)
 	}
 	l, _ := idempotency.New(idempotency.Policy{}, store.NewMemory())
 	if _, err := l.Submit(0, op, "", []byte("{}"), [16]byte{1}); err != nil {

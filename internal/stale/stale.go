@@ -164,6 +164,13 @@ func (x *Index) Remove(key string) {
 	}
 }
 
+// Clear forgets every copy (a user logged out); their ids go to Dropped.
+func (x *Index) Clear() {
+	for _, k := range x.keys.Keys() {
+		x.Remove(k)
+	}
+}
+
 // Dropped returns, and forgets, the ids whose bodies JS must release.
 func (x *Index) Dropped() []uint32 {
 	d := x.dropped

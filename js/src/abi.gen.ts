@@ -40,8 +40,14 @@ export interface Exports {
   gc_clear(): number;
   /** Expires the circuit if its time is up: flags. */
   gc_read(now: number): number;
+  /** The latest unreported in-scope success (a quiet-path answer), with its time; reported before a failure, for the trip rule. */
+  gc_succeeded(at: number): void;
+  /** The logout: drops copies, pending keys and in-flight sharing (then read gc_dropped). */
+  gc_forget(now: number): void;
   /** Reads the circuit and the pauses from storage again (a page restored from the back/forward cache): flags. */
   gc_reload(now: number): number;
+  /** Writes the Pauses frame into the buffer and returns its length. */
+  gc_pauses(now: number): number;
   /** The circuit's deadline (0: closed). */
   gc_until(): number;
   /** The status that armed the circuit (0: closed). */
@@ -70,7 +76,7 @@ export const enum Flag {
   Retry = 256, // gc_finish: send again after out[WaitMs] ms
   WantBody = 512, // gc_finish: keep a copy of the body (gc_store)
   Serve = 1024, // gc_finish: answer with the stale copy in out
-  Changed = 2048, // the circuit's state changed: read it and notify
+  Changed = 2048, // what blocks requests changed (the circuit or a pause): read it and notify
   KindMask = 255, // gc_begin: the Kind
 }
 
@@ -133,6 +139,7 @@ export const enum Limit {
 // Answer: RETRY-AFTER\nCACHE-CONTROL\nFINAL-URL — FINAL-URL: the response's url when it was redirected, else empty.
 // Observe: METHOD\nURL\nRETRY-AFTER\nFINAL-URL
 // Mutation: METHOD\nURL\nGIVEN-KEY\nHEADERS — GIVEN-KEY: the caller's own Idempotency-Key, verbatim, or empty; HEADERS as in Request.
+// Pauses: "UNTIL ASKED SERVICE" lines — The 429 pauses in force: until (Unix ms), 1 when the server asked for it with Retry-After (clear() keeps it) else 0, the service (a scope entry).
 // Key: OPERATION\nKEY\nHEADER — What gc_idem_begin returns and gc_idem_finish takes back (OPERATION\nKEY).
 
 /** gc_metric's counters, in order. */

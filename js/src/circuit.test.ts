@@ -24,13 +24,26 @@ function recordingFetch() {
   return { fetchFn, sent };
 }
 
-async function facade(script: Script, attrs: Record<string, string> = {}, started?: Promise<void>) {
+class MemoryStorage {
+  m = new Map<string, string>();
+  getItem(k: string) {
+    return this.m.get(k) ?? null;
+  }
+  setItem(k: string, v: string) {
+    this.m.set(k, v);
+  }
+  removeItem(k: string) {
+    this.m.delete(k);
+  }
+}
+
+async function facade(script: Script, attrs: Record<string, string> = {}, started?: Promise<void>, storage: MemoryStorage | null = null) {
   const engine = new FakeEngine(script);
   const { fetchFn, sent } = recordingFetch();
   const { options } = readOptions({ wasm: "/m.wasm", scope: "/api/", ...attrs }, base);
   const gc = createGatewayCircuit(options, {
     fetch: fetchFn,
-    storage: null,
+    storage,
     baseUrl: () => base,
     start: async () => {
       await started;
@@ -176,4 +189,74 @@ test("a mutation made before the wasm runs waits for it, and gets its key from G
   assert.ok(engine.calls.includes("idemBegin"), engine.calls.join(", "));
   for (const s of sent) s.answer(new Response("ok"));
   await Promise.all([post, get]);
+});
+
+test("half-open after a reload: requests wait for Go, which sends one probe", async () => {
+  const storage = new MemoryStorage();
+  const t = Date.now();
+  storage.setItem("gateway_circuit_v1", `{"until":${t - 1000},"httpStatus":502,"strikes":1,"halfOpenUntil":${t + 60_000}}`);
+  let start!: () => void;
+  let n = 0;
+  const { gc, engine, sent } = await facade(
+    { begin: () => (n++ === 0 ? { kind: Kind.Send, probe: 3 } : n <= 3 ? { kind: Kind.Wait, flight: 3, waitMs: 30_000 } : { kind: Kind.Send }) },
+    {},
+    new Promise<void>((r) => (start = r)),
+    storage,
+  );
+  assert.equal(gc.blocking().halfOpen, true, "visible before Go runs");
+  assert.equal(gc.read(), null, "not armed");
+  const ps = [gc.fetch("/api/a"), gc.fetch("/api/b"), gc.fetch("/api/c")];
+  await new Promise((r) => setTimeout(r, 10));
+  assert.equal(sent.length, 0, "nothing goes out before Go picks the probe");
+  start();
+  await until(() => sent.length === 1);
+  await new Promise((r) => setTimeout(r, 10));
+  assert.equal(sent.length, 1, "one probe");
+  assert.equal(engine.calls.filter((c) => c.startsWith("begin")).length, 3);
+  sent[0]!.answer(new Response("back"));
+  await until(() => sent.length === 3); // the waiters go again once the probe is answered
+  for (const s of sent.slice(1)) s.answer(new Response("x"));
+  await Promise.all(ps);
+});
+
+test("pauses are visible: blocking() and the subscribers say what, until when, and who asked", async () => {
+  const t = Date.now();
+  const { gc } = await facade({ pauses: `${t + 5000} 0 http://app.test/api/\n${t + 60_000} 1 http://app.test/api/slow/\n` });
+  const seen: unknown[] = [];
+  gc.subscribe((_s, b) => seen.push(b.pauses.length));
+  await Promise.resolve(); // the restore notification
+  const b = gc.blocking();
+  assert.deepEqual(b.pauses, [
+    { service: "http://app.test/api/", until: t + 5000, serverAsked: false },
+    { service: "http://app.test/api/slow/", until: t + 60_000, serverAsked: true },
+  ]);
+  assert.ok(seen.includes(2));
+});
+
+test("a quiet-path success is reported, with its time, before a failure", async () => {
+  const { gc, engine, sent } = await facade({ quiet: Quiet.Idle | Quiet.Coalesce });
+  const ok = gc.fetch("/api/a");
+  await until(() => sent.length === 1);
+  sent[0]!.answer(new Response("ok"));
+  await ok;
+  assert.ok(!engine.calls.some((c) => c.startsWith("succeeded")), "a success alone costs no call");
+  const bad = gc.fetch("/api/b");
+  await until(() => sent.length === 2);
+  sent[1]!.answer(new Response("", { status: 503 }));
+  await bad;
+  const i = engine.calls.findIndex((c) => c.startsWith("succeeded"));
+  assert.ok(i >= 0 && engine.calls[i + 1]!.startsWith("adopt"), engine.calls.join(", "));
+});
+
+test("forget (logout): a request in flight is not joined by the next user", async () => {
+  const { gc, engine, sent } = await facade({ quiet: Quiet.Idle | Quiet.Coalesce });
+  const alice = gc.fetch("/api/me");
+  gc.forget();
+  const bob = gc.fetch("/api/me");
+  await until(() => sent.length === 2);
+  sent[0]!.answer(new Response("alice"));
+  sent[1]!.answer(new Response("bob"));
+  assert.equal(await (await alice).text(), "alice");
+  assert.equal(await (await bob).text(), "bob");
+  assert.ok(engine.calls.includes("forget"));
 });

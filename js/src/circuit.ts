@@ -22,7 +22,7 @@ import { describe, type Described } from "./request.js";
 import { Copies, synthetic } from "./responses.js";
 import { inScope } from "./scope.js";
 import { StateMirror } from "./state.js";
-import { type CircuitState, type StorageLike, isHttpStatus, toPayload, writeRaw } from "./storage.js";
+import { type CircuitState, type StorageLike, isHttpStatus, readPausesFrame, toPayload, writeRaw } from "./storage.js";
 import type { GatewayCircuit, Metrics, ModuleStatus } from "./types.js";
 
 export interface Environment {
@@ -51,6 +51,7 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
   const now = env.now ?? Date.now;
   const flights = new FlightTable();
   const probeWaiters = new Map<number, (() => void)[]>();
+  const probeTimers = new Map<number, ReturnType<typeof setTimeout>>();
   let engine: Engine | null = null;
   let status: ModuleStatus = "loading";
   let lastError: Error | null = null;
@@ -60,14 +61,21 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
 
   const mirror = new StateMirror(now, () => read());
   const gate = new Gate(storage, o.scope, o.maxTtlMs, now());
-  mirror.set(gate.stored);
+  syncFromGate();
+
+  /** The mirror from what the gate read (before Go runs, and in fallback). */
+  function syncFromGate() {
+    const t = now();
+    const c = gate.stored && t < gate.stored.until ? gate.stored : null;
+    mirror.set(c, gate.halfOpen(c, t), gate.pausesAt(t));
+  }
 
   /** The page came back from the back/forward cache: another page of the tab may have armed or cleared meanwhile. */
   function reload() {
-    const stored = gate.load(now());
+    gate.load(now());
     const r = call((e) => e.reload(now()));
     if (r !== null) call(syncFromEngine);
-    else mirror.set(stored);
+    else syncFromGate();
   }
 
   const core: Core = {
@@ -77,6 +85,7 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
     sync,
     copies: new Copies(),
     counts: { network: 0, retries: 0, coalesced: 0, shortCircuited: 0, cooledDown: 0, untouched: 0 },
+    lastSuccess: 0,
   };
 
   function die(err: unknown) {
@@ -104,8 +113,11 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
   }
 
   function syncFromEngine(e: Engine) {
+    const t = now();
     const s = e.status();
-    mirror.set(s ? { until: e.until(), httpStatus: s } : null);
+    const u = e.until();
+    // Go keeps the status while half-open: past `until` it is not armed.
+    mirror.set(s && t < u ? { until: u, httpStatus: s } : null, s !== 0 && t >= u, readPausesFrame(e.pauses(t)));
   }
 
   function sync(changed: boolean) {
@@ -217,9 +229,13 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
         core.counts.cooledDown++;
         return Promise.resolve(synthetic("cooldown", d.until, 429, now()));
     }
-    // A mutation waits for Go (bounded): its Idempotency-Key must be the one
-    // a retry after F5 reuses, and only Go's ledger knows it.
-    if (status === "loading" && o.idempotency && MUTATIONS.has(req.method)) return holdUntilReady(req, input, init);
+    // Until Go runs, some requests wait for it (bounded): a mutation, whose
+    // Idempotency-Key must be the one a retry after F5 reuses (only Go's
+    // ledger knows it), and, half-open, every request, so that Go sends one
+    // probe and not every query of the page.
+    if (status === "loading" && (d.kind === "hold" || (o.idempotency && MUTATIONS.has(req.method)))) {
+      return holdUntilReady(req, input, init, d.kind === "hold");
+    }
     core.counts.network++;
     const p = nativeFetch(input, init);
     // Once Go runs, it learns how this went, without making the caller wait.
@@ -235,7 +251,7 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
   }
 
   /** Holds a mutation until the wasm runs (at most HOLD_MS), then sends it through Go, or as it is. */
-  function holdUntilReady(req: Described, input: RequestInfo | URL, init: RequestInit | undefined): Promise<Response> {
+  function holdUntilReady(req: Described, input: RequestInfo | URL, init: RequestInit | undefined, probing: boolean): Promise<Response> {
     const signal = req.signal;
     return new Promise<Response>((resolve, reject) => {
       let done = false;
@@ -246,7 +262,9 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
         signal?.removeEventListener("abort", onAbort);
         if (status !== "ready" && !warnedHold) {
           warnedHold = true;
-          console.warn(`[gatewaycircuit] the wasm was not ready within ${HOLD_MS} ms: a mutation was sent without an Idempotency-Key`);
+          console.warn(
+            `[gatewaycircuit] the wasm was not ready within ${HOLD_MS} ms: ${probing ? "requests were sent without a half-open probe" : "a mutation was sent without an Idempotency-Key"}`,
+          );
         }
         if (status === "ready") guardedFetch(input, init).then(resolve, reject);
         else {
@@ -285,7 +303,7 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
       if (!list) {
         probeWaiters.set(probeId, (list = []));
         // A probe that never answers is replaced after Go's timeout; so are its waiters.
-        setTimeout(() => releaseProbe(probeId), waitMs);
+        probeTimers.set(probeId, setTimeout(() => releaseProbe(probeId), waitMs));
       }
       list.push(resume);
     });
@@ -295,6 +313,8 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
     if (!probeId) return;
     const list = probeWaiters.get(probeId);
     probeWaiters.delete(probeId);
+    clearTimeout(probeTimers.get(probeId));
+    probeTimers.delete(probeId);
     for (const resume of list ?? []) resume();
   }
 
@@ -303,8 +323,10 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
     if (r !== null) sync((r & Flag.Changed) !== 0);
     else if (mirror.get() && !mirror.armed()) {
       writeRaw(storage, null);
-      mirror.set(null);
+      gate.stored = null;
+      syncFromGate();
     }
+    else if (mirror.blocking().pauses.length) syncFromGate(); // a pause ended
     const s = mirror.get();
     return s && { ...s };
   }
@@ -323,7 +345,8 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
     else {
       const next = { until: now() + Math.min(ttl || o.ttlMs, o.maxTtlMs), httpStatus };
       writeRaw(storage, toPayload(next));
-      mirror.set(next);
+      gate.stored = next;
+      syncFromGate();
     }
     return { ...mirror.get()! };
   }
@@ -333,8 +356,16 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
     if (r !== null) sync((r & Flag.Changed) !== 0);
     else {
       writeRaw(storage, null);
-      mirror.set(null);
+      gate.stored = null;
+      gate.clearChosen();
+      syncFromGate();
     }
+  }
+
+  function forget(): void {
+    flights.forget();
+    call((e) => e.forget(now()));
+    for (const id of call((e) => e.dropped()) ?? []) core.copies.drop(id);
   }
 
   function metrics(): Metrics {
@@ -382,6 +413,11 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
     arm,
     clear,
     subscribe: (l) => mirror.subscribe(l),
+    blocking: () => {
+      if (!engine) syncFromGate(); // the gate's view ages: pauses end
+      return mirror.blocking();
+    },
+    forget,
     ready,
     get status() {
       return status;

@@ -72,6 +72,12 @@ export interface Engine {
   read(now: number): number;
   /** Reads the circuit and the pauses from storage again; flags. */
   reload(now: number): number;
+  /** The 429 pauses in force (the Pauses frame). */
+  pauses(now: number): string;
+  /** Reports the latest unreported in-scope success, at its time. */
+  succeeded(at: number): void;
+  /** Logout: copies, pending keys and in-flight sharing are dropped (then read dropped()). */
+  forget(now: number): void;
   until(): number;
   status(): number;
   metric(i: number): number;
@@ -245,6 +251,9 @@ export function bind(
     clear: () => ex.gc_clear(),
     read: (now) => ex.gc_read(now),
     reload: (now) => ex.gc_reload(now),
+    pauses: (now) => text(ex.gc_pauses(now)),
+    succeeded: (at) => ex.gc_succeeded(at),
+    forget: (now) => ex.gc_forget(now),
     until: () => ex.gc_until(),
     status: () => ex.gc_status(),
     metric: (i) => ex.gc_metric(i),

@@ -139,6 +139,11 @@ export class FlightTable {
     return f;
   }
 
+  /** No flight in the table can be joined any more (logout); they still end for their callers. */
+  forget(): void {
+    this.byKey.clear();
+  }
+
   close(key: string, f: Flight): void {
     if (this.byKey.get(key) === f) this.byKey.delete(key);
   }

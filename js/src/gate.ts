@@ -7,11 +7,23 @@
 // internal/cooldown.Service).
 
 import { inScope } from "./scope.js";
-import { COOLDOWN_KEY, type CircuitState, type Pause, type StorageLike, readPauses, readRaw, restore, toPayload, writeRaw } from "./storage.js";
+import {
+  COOLDOWN_KEY,
+  type CircuitState,
+  type Pause,
+  type Phase,
+  type StorageLike,
+  readPauses,
+  readRaw,
+  restorePhase,
+  toStored,
+  writeRaw,
+} from "./storage.js";
 
 export type GateAnswer =
   | { kind: "pass" } // out of scope
   | { kind: "send" } // in scope, nothing stored blocks it
+  | { kind: "hold" } // half-open: Go picks the one probe once it runs
   | { kind: "open"; state: CircuitState }
   | { kind: "cooldown"; until: number };
 
@@ -23,9 +35,13 @@ export function serviceOf(url: string, scope: readonly string[]): string {
 }
 
 export class Gate {
-  private pauses: Pause[] = [];
-  /** The circuit as last read from storage (the state before Go runs). */
+  /** The 429 pauses as last read from storage. */
+  pauses: Pause[] = [];
+  /** The circuit as last read from storage, when armed (the state before Go runs). */
   stored: CircuitState | null = null;
+  /** The stored circuit's phase when it was read. */
+  phase: Phase = "closed";
+  private halfOpenUntil = 0;
 
   constructor(
     private readonly storage: StorageLike | null,
@@ -39,11 +55,29 @@ export class Gate {
   /** Reads the circuit and the pauses from storage (at start, and when the page is restored from the back/forward cache). */
   load(now: number): CircuitState | null {
     this.pauses = readPauses(readRaw(this.storage, COOLDOWN_KEY), now);
-    const r = restore(readRaw(this.storage), now, this.maxTtlMs);
+    const r = restorePhase(readRaw(this.storage), now, this.maxTtlMs);
     if (r.action === "remove") writeRaw(this.storage, null);
-    if (r.action === "rewrite" && r.state) writeRaw(this.storage, toPayload(r.state));
-    this.stored = r.state;
-    return r.state;
+    if (r.action === "rewrite" && r.stored) writeRaw(this.storage, toStored(r.stored));
+    this.phase = r.phase;
+    this.halfOpenUntil = r.stored?.halfOpenUntil ?? 0;
+    this.stored = r.phase === "open" && r.stored ? { until: r.stored.until, httpStatus: r.stored.httpStatus } : null;
+    return this.stored;
+  }
+
+  /** Half-open at `now`: the TTL is over, the outage is remembered. */
+  halfOpen(state: CircuitState | null, now: number): boolean {
+    return this.phase !== "closed" && !(state && now < state.until) && now < this.halfOpenUntil;
+  }
+
+  /** The user's retry without Go: the pauses the module chose end (in this page). */
+  clearChosen(): void {
+    this.pauses = this.pauses.filter((p) => p.serverAsked);
+    this.phase = "closed";
+  }
+
+  /** The pauses in force at now. */
+  pausesAt(now: number): Pause[] {
+    return this.pauses.filter((p) => now < p.until);
   }
 
   /** The decision for a request to `url`, given the circuit's state at `now`. */
@@ -54,6 +88,6 @@ export class Gate {
       const service = serviceOf(url, this.scope);
       for (const p of this.pauses) if (p.service === service && now < p.until) return { kind: "cooldown", until: p.until };
     }
-    return { kind: "send" };
+    return this.halfOpen(state, now) ? { kind: "hold" } : { kind: "send" };
   }
 }

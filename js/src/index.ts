@@ -40,6 +40,8 @@ export const gatewayCircuit: GatewayCircuit = {
   read: () => live().read(),
   arm: (httpStatus, ttlMs) => live().arm(httpStatus, ttlMs),
   clear: () => live().clear(),
+  blocking: () => live().blocking(),
+  forget: () => live().forget(),
   subscribe: (listener) => live().subscribe(listener),
   get ready() {
     return live().ready;

@@ -20,6 +20,8 @@ export interface Core {
   copies: Copies;
   /** What the JS side carries out, counted where it happens. */
   counts: { network: number; retries: number; coalesced: number; shortCircuited: number; cooledDown: number; untouched: number };
+  /** When the latest in-scope success on the quiet path came (0: reported already). */
+  lastSuccess: number;
 }
 
 /** One request on its way: `ticket` is 0 on the quiet path until an answer that matters adopts one. */
@@ -49,8 +51,19 @@ export function send(core: Core, flight: Flight, plan: Plan): Promise<Response |
   const report = (res: Response | null): Outcome | null => {
     const st = res ? statusOf(res) : Status.NoAnswer;
     if (!plan.ticket) {
-      // The quiet path: an answer that changes nothing is not reported (guard.Quiet).
-      if (st === Status.Opaque || (st >= 100 && st < 500 && st !== 429)) return null;
+      // The quiet path: an answer that changes nothing is not reported
+      // (guard.Quiet), but the time of the latest success is kept: the trip
+      // rule needs it when a failure comes (a rate limiter is not an outage).
+      if (st === Status.Opaque) return null;
+      if (st >= 100 && st < 500 && st !== 429) {
+        core.lastSuccess = core.now();
+        return null;
+      }
+      if (core.lastSuccess) {
+        const at = core.lastSuccess;
+        core.lastSuccess = 0;
+        core.call((e) => e.succeeded(at));
+      }
       plan.ticket = core.call((e) => e.adopt(req.url)) ?? 0;
       if (!plan.ticket) return null;
     }

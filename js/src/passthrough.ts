@@ -52,6 +52,8 @@ export function createPassthrough(reason: Error): GatewayCircuit {
       return { until: Date.now() + Math.min(Math.floor(ttl), options.maxTtlMs), httpStatus };
     },
     clear() {},
+    blocking: () => ({ circuit: null, halfOpen: false, pauses: [] }),
+    forget() {},
     subscribe: () => () => {},
     // Nothing to load: awaiting it never breaks a server render.
     ready: Promise.resolve(),

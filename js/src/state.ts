@@ -1,9 +1,9 @@
-// The circuit's state as the page sees it, and the subscribers. Go owns the
+// What blocks requests, as the page sees it, and the subscribers. Go owns the
 // state once the wasm runs (this is then its mirror); before that, and in
 // fallback, the pre-ready gate sets it from storage.
 
-import type { CircuitState } from "./storage.js";
-import type { Listener } from "./types.js";
+import type { CircuitState, Pause } from "./storage.js";
+import type { Blocking, Listener } from "./types.js";
 
 /** A listener's error must not stop the others, nor vanish. */
 export function report(e: unknown): void {
@@ -12,50 +12,65 @@ export function report(e: unknown): void {
   });
 }
 
+const NOTHING: Blocking = Object.freeze({ circuit: null, halfOpen: false, pauses: Object.freeze([]) as readonly Pause[] });
+
 export class StateMirror {
-  private current: CircuitState | null = null;
+  private current: Blocking = NOTHING;
+  private key = "";
   private readonly listeners = new Set<Listener>();
   /** Bumped on every change: a notification round stops when a listener changed the state again. */
   private version = 0;
   private timer: ReturnType<typeof setTimeout> | undefined;
 
   /**
-   * `expire` is called when the armed state's time is up (the timer that
-   * tells subscribers the overlay can close); `now` is the clock.
+   * `expire` is called when the earliest deadline (the circuit's, a pause's)
+   * is reached, to read the state again; `now` is the clock.
    */
   constructor(
     private readonly now: () => number,
     private readonly expire: () => void,
   ) {}
 
+  /** The armed circuit, as held. */
   get(): CircuitState | null {
+    return this.current.circuit;
+  }
+
+  blocking(): Blocking {
     return this.current;
   }
 
-  /** Armed at `now()`. */
+  /** The circuit is armed at `now()`. */
   armed(): boolean {
-    return this.current !== null && this.now() < this.current.until;
+    const c = this.current.circuit;
+    return c !== null && this.now() < c.until;
   }
 
   get size(): number {
     return this.listeners.size;
   }
 
-  set(next: CircuitState | null): void {
-    const s = this.current;
-    if (next === s || (next && s && next.until === s.until && next.httpStatus === s.httpStatus)) return;
+  set(circuit: CircuitState | null, halfOpen = false, pauses: readonly Pause[] = []): void {
+    const key = JSON.stringify([circuit, halfOpen, pauses]);
+    if (key === this.key) return;
+    this.key = key;
+    const next: Blocking = Object.freeze({
+      circuit: circuit && Object.freeze({ ...circuit }),
+      halfOpen,
+      pauses: Object.freeze(pauses.map((p) => Object.freeze({ ...p }))),
+    });
     this.current = next;
     const v = ++this.version;
     clearTimeout(this.timer);
-    if (next) this.timer = setTimeout(this.expire, Math.max(0, next.until - this.now()) + 1);
-    const snapshot = next && { ...next };
+    const deadlines = [...(circuit ? [circuit.until] : []), ...pauses.map((p) => p.until)];
+    if (deadlines.length) this.timer = setTimeout(this.expire, Math.max(0, Math.min(...deadlines) - this.now()) + 1);
     for (const l of [...this.listeners]) {
       // A listener that changed the state (clear() on "armed") started a newer
       // round that told everyone: this round must not overwrite it.
       if (this.version !== v) return;
       if (!this.listeners.has(l)) continue;
       try {
-        l(snapshot);
+        l(next.circuit && { ...next.circuit }, next);
       } catch (e) {
         report(e);
       }
@@ -65,13 +80,14 @@ export class StateMirror {
   subscribe(listener: Listener): () => void {
     if (typeof listener !== "function") throw new TypeError("gatewayCircuit.subscribe: listener must be a function");
     this.listeners.add(listener);
-    // Overlay restore: a circuit armed by a previous page load is reported once.
-    if (this.armed()) {
+    // Overlay restore: a state stored by a previous page load is reported once.
+    if (this.current !== NOTHING) {
       const v = this.version;
       queueMicrotask(() => {
-        if (this.listeners.has(listener) && this.version === v && this.armed()) {
+        if (this.listeners.has(listener) && this.version === v) {
+          const b = this.current;
           try {
-            listener({ ...this.current! });
+            listener(b.circuit && { ...b.circuit }, b);
           } catch (e) {
             report(e);
           }

@@ -1,12 +1,13 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
-import { type StorageLike, STORAGE_KEY, readPauses, readRaw, restore, sessionStorageOf, writeRaw } from "./storage.js";
+import { type StorageLike, STORAGE_KEY, readPauses, readRaw, restore, restorePhase, sessionStorageOf, toStored, writeRaw } from "./storage.js";
 
 interface Vectors {
   nowMs: number;
   maxTtlMs: number;
   vectors: { name: string; raw: string | null; want: { armed: boolean; until?: number; httpStatus?: number; action: string } }[];
+  phaseVectors: { name: string; raw: string; want: { phase: string; action: string; until?: number; httpStatus?: number; strikes?: number; halfOpenUntil?: number } }[];
 }
 
 // The same file the Go reader runs (internal/circuit/payload_test.go).
@@ -20,6 +21,22 @@ test("shared payload vectors", async (t) => {
       assert.equal(action, v.want.action);
       assert.equal(state !== null && file.nowMs < state.until, v.want.armed);
       if (v.want.armed) assert.deepEqual(state, { until: v.want.until, httpStatus: v.want.httpStatus });
+    });
+  }
+});
+
+test("shared half-open vectors", async (t) => {
+  assert.ok(file.phaseVectors.length > 20);
+  for (const v of file.phaseVectors) {
+    await t.test(v.name, () => {
+      const { phase, stored, action } = restorePhase(v.raw, file.nowMs, file.maxTtlMs);
+      assert.equal(phase, v.want.phase);
+      assert.equal(action, v.want.action);
+      if (v.want.phase !== "closed") {
+        const { phase: _p, action: _a, ...want } = v.want;
+        assert.deepEqual(stored, want);
+        assert.deepEqual(restorePhase(toStored(stored!), file.nowMs, file.maxTtlMs).stored, stored, "written back, read the same");
+      }
     });
   }
 });
@@ -78,10 +95,10 @@ test("writeRaw writes the shared key", () => {
 
 test("readPauses: the lines Go writes, clamped and defensive", () => {
   const now = 1_700_000_000_000;
-  const raw = `${now + 60_000} 1 http://a.test/api/\ngarbage\n${now - 1} 2 http://old.test\n99999999999999999 1 http://far.test\n`;
+  const raw = `${now + 60_000} 1 http://a.test/api/\nretry-after http://a.test/api/\ngarbage\n${now - 1} 2 http://old.test\n99999999999999999 1 http://far.test\n`;
   assert.deepEqual(readPauses(raw, now), [
-    { until: now + 60_000, service: "http://a.test/api/" },
-    { until: now + 1_800_000, service: "http://far.test" },
+    { until: now + 60_000, service: "http://a.test/api/", serverAsked: true },
+    { until: now + 1_800_000, service: "http://far.test", serverAsked: false },
   ]);
   assert.deepEqual(readPauses(null, now), []);
 });

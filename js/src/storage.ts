@@ -17,6 +17,20 @@ export interface CircuitState {
 
 export type RestoreAction = "none" | "keep" | "remove" | "rewrite";
 
+/** closed; open (until > now); halfOpen: the TTL is over but the outage is remembered (one probe decides). */
+export type Phase = "closed" | "open" | "halfOpen";
+
+/** The stored circuit with its optional fields (Go writes them; the seed's format has neither). */
+export interface StoredCircuit extends CircuitState {
+  /** Failed probes in a row (0-16): the next TTL is the base TTL × 2^strikes. */
+  readonly strikes: number;
+  /** Until when, after `until`, the outage is remembered (0: not at all). */
+  readonly halfOpenUntil: number;
+}
+
+/** Failed probes counted at most. */
+export const MAX_STRIKES = 16;
+
 /** The part of the Web Storage API the module uses. */
 export interface StorageLike {
   getItem(key: string): string | null;
@@ -53,22 +67,56 @@ export function toPayload(s: CircuitState): string {
 }
 
 /**
- * Interprets a stored entry at `now`: malformed or expired entries are closed
- * and must be removed; an `until` beyond `now + maxTtlMs` is clamped and must
- * be written back, so a poisoned entry cannot lock a tab out for days.
+ * Interprets a stored entry at `now` (the rule of internal/circuit.Restore,
+ * run on the same vectors): malformed or closed entries must be removed; an
+ * `until` beyond `now + maxTtlMs` is clamped, and `halfOpenUntil` to at most
+ * `until + maxTtlMs`, and the entry must then be written back, so a poisoned
+ * entry cannot lock a tab out for days. Optional fields that are not
+ * integers are absent; they never close an open circuit.
  */
+export function restorePhase(
+  raw: string | null,
+  now: number,
+  maxTtlMs: number,
+): { phase: Phase; stored: StoredCircuit | null; action: RestoreAction } {
+  if (raw === null) return { phase: "closed", stored: null, action: "none" };
+  const s = parsePayload(raw);
+  if (s === null) return { phase: "closed", stored: null, action: "remove" };
+  const o = JSON.parse(raw) as Record<string, unknown>; // parsePayload accepted it
+  const int = (k: string) => {
+    const v = hasOwn(o, k) ? o[k] : undefined;
+    return typeof v === "number" && Number.isInteger(v) ? v : null;
+  };
+  let changed = false;
+  let strikes = int("strikes") ?? 0;
+  if (strikes < 0) strikes = 0;
+  if (strikes > MAX_STRIKES) [strikes, changed] = [MAX_STRIKES, true];
+  let until = s.until;
+  if (until > now + maxTtlMs) [until, changed] = [now + maxTtlMs, true];
+  let halfOpenUntil = int("halfOpenUntil") ?? 0;
+  if (halfOpenUntil > until + maxTtlMs) [halfOpenUntil, changed] = [until + maxTtlMs, true];
+  const phase: Phase = now < until ? "open" : now < halfOpenUntil ? "halfOpen" : "closed";
+  if (phase === "closed") return { phase, stored: null, action: "remove" };
+  return { phase, stored: { until, httpStatus: s.httpStatus, strikes, halfOpenUntil }, action: changed ? "rewrite" : "keep" };
+}
+
+/** The stored entry as the circuit (armed or not); for the seed's two-field readers. */
 export function restore(
   raw: string | null,
   now: number,
   maxTtlMs: number,
 ): { state: CircuitState | null; action: RestoreAction } {
-  if (raw === null) return { state: null, action: "none" };
-  const s = parsePayload(raw);
-  if (s === null || !(now < s.until)) return { state: null, action: "remove" };
-  if (s.until > now + maxTtlMs) {
-    return { state: { until: now + maxTtlMs, httpStatus: s.httpStatus }, action: "rewrite" };
-  }
-  return { state: s, action: "keep" };
+  const r = restorePhase(raw, now, maxTtlMs);
+  const state = r.phase === "open" && r.stored ? { until: r.stored.until, httpStatus: r.stored.httpStatus } : null;
+  return { state, action: r.action };
+}
+
+/** The stored format, with the optional fields only when set. */
+export function toStored(s: StoredCircuit): string {
+  let out = `{"until":${s.until},"httpStatus":${s.httpStatus}`;
+  if (s.strikes) out += `,"strikes":${s.strikes}`;
+  if (s.halfOpenUntil) out += `,"halfOpenUntil":${s.halfOpenUntil}`;
+  return out + "}";
 }
 
 /**
@@ -109,10 +157,14 @@ export function writeRaw(s: StorageLike | null, value: string | null): boolean {
 /** Where Go keeps the 429 pauses (internal/cooldown): "untilMs strikes service" lines. */
 export const COOLDOWN_KEY = "gateway_cooldown_v1";
 
-/** A service paused until `until` (the longest scope entry it matched, or an origin). */
+/** A service paused after a 429 until `until` (the longest scope entry it matched). */
 export interface Pause {
-  readonly until: number;
+  /** The scope entry paused. */
   readonly service: string;
+  /** Unix epoch milliseconds. */
+  readonly until: number;
+  /** The server asked for it with Retry-After: clear() keeps it. Else the module chose it, and clear() ends it. */
+  readonly serverAsked: boolean;
 }
 
 /**
@@ -122,11 +174,23 @@ export interface Pause {
  */
 export function readPauses(raw: string | null, now: number, maxPauseMs = 1_800_000): Pause[] {
   const pauses: Pause[] = [];
+  const asked = new Set<string>();
   for (const line of (raw ?? "").split("\n")) {
+    if (line.startsWith("retry-after ")) asked.add(line.slice(12));
     const m = /^(-?\d+) (\d+) (.+)$/.exec(line);
     if (!m) continue;
     const until = Math.min(Number(m[1]), now + maxPauseMs);
-    if (now < until) pauses.push({ until, service: m[3]! });
+    if (now < until) pauses.push({ service: m[3]!, until, serverAsked: false });
+  }
+  return pauses.map((p) => (asked.has(p.service) ? { ...p, serverAsked: true } : p));
+}
+
+/** Go's Pauses frame (gc_pauses): "UNTIL ASKED SERVICE" lines. */
+export function readPausesFrame(frame: string): Pause[] {
+  const pauses: Pause[] = [];
+  for (const line of frame.split("\n")) {
+    const m = /^(-?\d+) ([01]) (.+)$/.exec(line);
+    if (m) pauses.push({ service: m[3]!, until: Number(m[1]), serverAsked: m[2] === "1" });
   }
   return pauses;
 }

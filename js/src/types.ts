@@ -1,13 +1,26 @@
 import type { ResolvedOptions } from "./config.js";
 import type { GatewayHttpError, GatewayIdempotencyError } from "./errors.js";
-import type { CircuitState } from "./storage.js";
+import type { CircuitState, Pause } from "./storage.js";
 
-export type { CircuitState } from "./storage.js";
+export type { CircuitState, Pause } from "./storage.js";
 export type { GatewayHttpError, GatewayErrorCode, GatewayIdempotencyError, IdempotencyErrorCode } from "./errors.js";
 export type { ResolvedOptions } from "./config.js";
 
-/** Called with the state on arm, with null on clear and on expiry. */
-export type Listener = (state: CircuitState | null) => void;
+/**
+ * Called with the armed circuit (or null) and everything that blocks
+ * requests, whenever any of it changes: arm, clear, expiry, a 429 pause, its end.
+ */
+export type Listener = (state: CircuitState | null, blocking: Blocking) => void;
+
+/** Everything that blocks in-scope requests right now: what, why, until when. */
+export interface Blocking {
+  /** Armed: every in-scope request gets the synthetic 503 (X-Gateway-Circuit: open) until `until`. */
+  readonly circuit: CircuitState | null;
+  /** The TTL is over but the outage is remembered: the next in-scope request is the one probe, the others wait for it. */
+  readonly halfOpen: boolean;
+  /** Services paused after a 429: their requests get a synthetic 503 (X-Gateway-Circuit: cooldown). */
+  readonly pauses: readonly Pause[];
+}
 
 /** loading: the JS gate runs, the wasm is starting. ready: the Go core decides. fallback: the wasm failed; the JS gate runs for good. */
 export type ModuleStatus = "loading" | "ready" | "fallback";
@@ -60,8 +73,20 @@ export interface GatewayCircuit {
   read(): CircuitState | null;
   /** Arms the circuit; ttlMs defaults to data-ttl-ms and is capped at data-max-ttl-ms. */
   arm(httpStatus: number, ttlMs?: number): CircuitState;
-  /** Closes the circuit: the user asked to try again. */
+  /**
+   * The user's "try again": closes the circuit and ends everything the module
+   * chose on its own (the probe state, the negative cache, 429 pauses without
+   * Retry-After). A pause the server asked for stays, visible in blocking().
+   */
   clear(): void;
+  /** Everything that blocks requests now (the circuit, half-open, 429 pauses). */
+  blocking(): Blocking;
+  /**
+   * Logout: drops what belongs to the user — stale and empty-result copies,
+   * pending idempotency keys, and sharing with requests in flight — so the
+   * next user of the tab never receives it.
+   */
+  forget(): void;
   /**
    * Called on arm, clear and expiry, and once (in a microtask) right after
    * subscribing when a circuit restored from a previous page load is armed.

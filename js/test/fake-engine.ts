@@ -9,6 +9,8 @@ export interface Script {
   begin?: (method: string, url: string, headers: string) => Partial<Answer>;
   finish?: (ticket: number, status: number, finalUrl: string) => Partial<Outcome>;
   idemBegin?: () => Partial<Submission>;
+  /** The Pauses frame. */
+  pauses?: string;
 }
 
 export class FakeEngine implements Engine {
@@ -77,6 +79,15 @@ export class FakeEngine implements Engine {
   }
   reload() {
     return 0;
+  }
+  pauses() {
+    return this.script.pauses ?? "";
+  }
+  succeeded(at: number) {
+    this.calls.push(`succeeded ${at}`);
+  }
+  forget() {
+    this.calls.push("forget");
   }
   until() {
     return 0;
