@@ -279,7 +279,7 @@ const SCENARIOS = {
   "a waiter that aborts does not cancel the others": ["together", { url: "/in/{T}/echo?d=300", callers: [{}, { signal: { kind: "abort", ms: 50 } }, {}] }],
   "every caller aborts mid-download: the download stops": [
     "together",
-    { url: "/in/{T}/big?trickle=1", callers: [{ signal: { kind: "abort", ms: 150 } }, { signal: { kind: "abort", ms: 150 } }] },
+    { url: "/in/{T}/big?trickle=1", callers: [{ signal: { kind: "inBody", ms: 100 } }, { signal: { kind: "inBody", ms: 100 } }] },
     (r) => {
       // A documented difference (docs/contract.md): callers sharing a flight
       // share one download, which stops when the last of them aborts, and
@@ -291,11 +291,10 @@ const SCENARIOS = {
   ],
   "the only caller aborts mid-download: the download stops": [
     "together",
-    { url: "/in/{T}/big?trickle=1", callers: [{ signal: { kind: "abort", ms: 150 } }] },
+    { url: "/in/{T}/big?trickle=1", callers: [{ signal: { kind: "inBody", ms: 100 } }] },
     (r) => {
-      // Whether the abort lands before or after the headers is a race on a
-      // loaded machine, separately for each side: either way the caller sees
-      // its own reason, and the download stops.
+      // The abort comes mid-body (100 ms after the headers); either way the
+      // caller sees its own reason, and the download stops.
       const aborted = (c) =>
         (c.outcome === "reject" && c.errName === "AbortError" && c.isReason) ||
         (c.outcome === "resolve" && c.body?.error?.errName === "AbortError" && c.body.error.isReason);

@@ -127,6 +127,7 @@
     if (c.body) init.body = makeBody(c.body);
     let signal;
     let start = () => {};
+    let afterHeaders = () => {};
     if (c.signal) {
       const s = c.signal;
       if (s.kind === "pre") {
@@ -139,6 +140,8 @@
         const ac = new AbortController();
         signal = ac.signal;
         start = () => setTimeout(() => ac.abort(makeReason(s.reason)), s.ms);
+        // "inBody": the timer starts when the answer's headers are in.
+        if (s.kind === "inBody") [start, afterHeaders] = [() => {}, start];
       }
       init.signal = signal;
     }
@@ -155,7 +158,7 @@
       init = undefined;
     }
     if (init && typeof init === "object" && Object.keys(init).length === 0) init = undefined;
-    return { input, init, signal, start };
+    return { input, init, signal, start, afterHeaders };
   }
 
   function errInfo(e, signal) {
@@ -173,7 +176,7 @@
   }
 
   /** Calls fetchFn with a built call; a synchronous throw is observed as such. */
-  async function call(fetchFn, { input, init, signal, start }) {
+  async function call(fetchFn, { input, init, signal, start, afterHeaders }) {
     let p;
     try {
       p = init === undefined ? fetchFn(input) : fetchFn(input, init);
@@ -181,10 +184,10 @@
       return { threw: true, ...errInfo(e, signal) };
     }
     start();
-    return settle(p, signal);
+    return settle(p, signal, afterHeaders);
   }
 
-  async function settle(p, signal) {
+  async function settle(p, signal, afterHeaders = () => {}) {
     const r = { threw: false, isPromise: p instanceof Promise };
     let res;
     try {
@@ -192,6 +195,7 @@
     } catch (e) {
       return { ...r, outcome: "reject", ...errInfo(e, signal) };
     }
+    afterHeaders();
     Object.assign(r, {
       outcome: "resolve",
       status: res.status,
