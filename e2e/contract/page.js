@@ -223,13 +223,6 @@
     return s ? s.httpStatus : null;
   };
 
-  async function both(c) {
-    const n = await observe(nativeFetch, c, token(c.id, "n"));
-    const m = await observe(moduleFetch, c, token(c.id, "m"));
-    m.circuit = circuitNow();
-    return { n, m };
-  }
-
   async function pool(items, size, fn) {
     let next = 0;
     const worker = async () => {
@@ -241,19 +234,24 @@
   /**
    * Runs a batch: cases that cannot change the module's state in parallel
    * (phase 0), then those that can arm the circuit one by one with clear()
-   * around each (phase 1), then the 429s (phase 2).
+   * around each (phase 1), then the 429s in parallel (phase 2: each pauses
+   * only its own scope entry).
    */
   async function run(cases, parallel = 4) {
     const results = {};
-    await pool(cases.filter((c) => !c.phase), parallel, async (c) => {
-      results[c.id] = await both(c);
-    });
-    gc.clear();
-    for (const c of cases.filter((c) => c.phase)) {
+    const both = async (c) => {
+      const n = await observe(nativeFetch, c, token(c.id, "n"));
+      const m = await observe(moduleFetch, c, token(c.id, "m"));
+      m.circuit = circuitNow();
+      results[c.id] = { n, m };
+    };
+    await pool(cases.filter((c) => !c.phase), parallel, both);
+    for (const c of cases.filter((c) => c.phase === 1)) {
       gc.clear();
-      results[c.id] = await both(c);
+      await both(c);
       gc.clear();
     }
+    await pool(cases.filter((c) => c.phase === 2), parallel, both);
     if (gc.status !== "ready") problems.push(`the module is ${gc.status}: ${describe(gc.error)}`);
     return { results, problems: problems.splice(0) };
   }
