@@ -242,7 +242,7 @@ export function generateCases() {
     }
 
   // Signals.
-  const fast = [{ kind: "pre" }, { kind: "pre", reason: "error" }, { kind: "pre", reason: "string" }, { kind: "abort", ms: 300 }, { kind: "timeout", ms: 5000 }];
+  const fast = [{ kind: "pre" }, { kind: "pre", reason: "error" }, { kind: "pre", reason: "string" }, { kind: "abort", ms: 2000 }, { kind: "timeout", ms: 5000 }];
   const slow = [
     { kind: "pre" },
     { kind: "abort", ms: 0 },
@@ -257,17 +257,17 @@ export function generateCases() {
   for (const method of ["GET", "POST"]) {
     const body = bodyFor(method);
     for (const signal of fast) add("signals", { url: "/in/{T}/echo", input: "string", method, body, signal });
-    for (const signal of slow) add("signals", { url: "/in/{T}/echo?d=400", input: "string", method, body, signal, });
+    for (const signal of slow) add("signals", { url: "/in/{T}/echo?d=1000", input: "string", method, body, signal });
     for (const signal of trickle) add("signals", { url: "/in/{T}/big?trickle=1", input: "string", method, body, signal });
   }
   for (const signal of [{ kind: "pre" }, { kind: "abort", ms: 100 }]) {
-    add("signals", { url: "/in/{T}/echo?d=400", input: "Request", signal });
-    add("signals", { url: "/in/{T}/echo?d=400", input: "Request", method: "PUT", body: JSON_BODY, signal });
+    add("signals", { url: "/in/{T}/echo?d=1000", input: "Request", signal });
+    add("signals", { url: "/in/{T}/echo?d=1000", input: "Request", method: "PUT", body: JSON_BODY, signal });
     add("signals", { url: "/in/{T}/big?trickle=1", input: "Request", signal: signal.ms ? { kind: "inBody", ms: 100 } : signal });
   }
-  add("signals", { url: "/in/{T}/echo?d=400", input: "string", headers: { form: "object", entries: [["x-a", "1"]] }, signal: { kind: "abort", ms: 100 } });
-  add("signals", { url: "{O2}/in/{T}/echo?d=400&cors=1", input: "string", signal: { kind: "abort", ms: 100 } });
-  add("signals", { url: "{O2}/in/{T}/echo?d=400", input: "string", mode: "no-cors", signal: { kind: "abort", ms: 100 } });
+  add("signals", { url: "/in/{T}/echo?d=1000", input: "string", headers: { form: "object", entries: [["x-a", "1"]] }, signal: { kind: "abort", ms: 100 } });
+  add("signals", { url: "{O2}/in/{T}/echo?d=1000&cors=1", input: "string", signal: { kind: "abort", ms: 100 } });
+  add("signals", { url: "{O2}/in/{T}/echo?d=1000", input: "string", mode: "no-cors", signal: { kind: "abort", ms: 100 } });
 
   // Out of scope: nothing may change, not even a 429's retry or a 502's circuit.
   for (const [q, phase] of [["", 0], ["?code=502", 1], ["?code=503&ra=1", 1], ["?code=429&ra=1", 0], ["?code=404", 0], ["?code=500", 0]])
