@@ -299,21 +299,10 @@ const SCENARIOS = {
       for (const c of r.m.callers) assert.match(JSON.stringify(c.body), /AbortError/, "each body read is aborted");
     },
   ],
-  "the only caller aborts mid-download: the download stops": [
-    "together",
-    { url: "/in/{T}/big?trickle=1", callers: [{ signal: { kind: "inBody", ms: 100 } }] },
-    (r) => {
-      // The abort comes mid-body (100 ms after the headers); either way the
-      // caller sees its own reason, and the download stops.
-      const aborted = (c) =>
-        (c.outcome === "reject" && c.errName === "AbortError" && c.isReason) ||
-        (c.outcome === "resolve" && c.body?.error?.errName === "AbortError" && c.body.error.isReason);
-      assert.ok(aborted(r.n.callers[0]), `native: ${JSON.stringify(r.n.callers[0])}`);
-      assert.ok(aborted(r.m.callers[0]), `module: ${JSON.stringify(r.m.callers[0])}`);
-      const diffs = scenarioDiffs(r, "distinct").filter((d) => !d.field.startsWith("caller[0]."));
-      if (diffs.length) assert.fail(formatFailure("the only caller aborts mid-download", diffs));
-    },
-  ],
+  // The abort comes mid-body (100 ms after the headers), so nothing races:
+  // compared like any other scenario (Firefox's native body error is a plain
+  // AbortError, not the reason: the reason is allowed, see compare.mjs).
+  "the only caller aborts mid-download: the download stops": ["together", { url: "/in/{T}/big?trickle=1", callers: [{ signal: { kind: "inBody", ms: 100 } }] }],
   "different URLs at once each get their own answer": [
     "together",
     { url: echo(), callers: Array.from({ length: 12 }, (_, i) => ({ url: `/in/{T}/echo?d=50&i=${i}`, headers: i % 2 ? hdr([["x-i", String(i)]]) : undefined })) },
