@@ -136,23 +136,33 @@ function report() {
   );
 }
 
+// The matrix (one page after the other) and the scenarios (in a page of
+// their own) run at the same time in Chromium; the tests below wait for
+// their part. Firefox throttles the timers of a tab in the background, which
+// would move the suite's aborts: there, one page at a time.
+let matrixDone;
+let scenariosDone;
 before(async () => {
   server = await startContractServer();
   browser = await openBrowser();
+  matrixDone = runMatrix();
+  const oneAtATime = (browser.engine ?? "chromium") !== "chromium";
+  scenariosDone = oneAtATime ? matrixDone.then(runScenarios, runScenarios) : runScenarios();
+  matrixDone.catch(() => {});
+  scenariosDone.catch(() => {});
 });
 after(async () => {
   await browser?.close();
   await server?.stop();
 });
 
+async function runMatrix() {
+  for (const b of batches(CASES)) await runBatch(b);
+  report();
+}
+
 describe("gatewayCircuit.fetch with the circuit closed is native fetch", () => {
-  before(
-    async () => {
-      for (const b of batches(CASES)) await runBatch(b);
-      report();
-    },
-    { timeout: 300_000 },
-  );
+  before(() => matrixDone, { timeout: 300_000 });
 
   test(`the matrix has at least 300 cases and every one ran (${CASES.length})`, () => {
     assert.ok(ALL_CASES.length >= 300, `${ALL_CASES.length} cases`);
@@ -275,11 +285,11 @@ const SCENARIOS = {
       callers: [{ headers: hdr([["a-long", "v".repeat(9000)], ["authorization", "Bearer A"]]) }, { headers: hdr([["a-long", "v".repeat(9000)], ["authorization", "Bearer B"]]) }],
     },
   ],
-  "the leader aborted while others wait: the others get the answer": ["together", { url: "/in/{T}/echo?d=300", callers: [{ signal: { kind: "abort", ms: 50 } }, {}, {}] }],
-  "a waiter that aborts does not cancel the others": ["together", { url: "/in/{T}/echo?d=300", callers: [{}, { signal: { kind: "abort", ms: 50 } }, {}] }],
+  "the leader aborted while others wait: the others get the answer": ["together", { url: "/in/{T}/echo?d=1000", callers: [{ signal: { kind: "abort", ms: 50 } }, {}, {}] }],
+  "a waiter that aborts does not cancel the others": ["together", { url: "/in/{T}/echo?d=1000", callers: [{}, { signal: { kind: "abort", ms: 50 } }, {}] }],
   "every caller aborts mid-download: the download stops": [
     "together",
-    { url: "/in/{T}/big?trickle=1", callers: [{ signal: { kind: "abort", ms: 150 } }, { signal: { kind: "abort", ms: 150 } }] },
+    { url: "/in/{T}/big?trickle=1", callers: [{ signal: { kind: "inBody", ms: 100 } }, { signal: { kind: "inBody", ms: 100 } }] },
     (r) => {
       // A documented difference (docs/contract.md): callers sharing a flight
       // share one download, which stops when the last of them aborts, and
@@ -289,22 +299,10 @@ const SCENARIOS = {
       for (const c of r.m.callers) assert.match(JSON.stringify(c.body), /AbortError/, "each body read is aborted");
     },
   ],
-  "the only caller aborts mid-download: the download stops": [
-    "together",
-    { url: "/in/{T}/big?trickle=1", callers: [{ signal: { kind: "abort", ms: 150 } }] },
-    (r) => {
-      // Whether the abort lands before or after the headers is a race on a
-      // loaded machine, separately for each side: either way the caller sees
-      // its own reason, and the download stops.
-      const aborted = (c) =>
-        (c.outcome === "reject" && c.errName === "AbortError" && c.isReason) ||
-        (c.outcome === "resolve" && c.body?.error?.errName === "AbortError" && c.body.error.isReason);
-      assert.ok(aborted(r.n.callers[0]), `native: ${JSON.stringify(r.n.callers[0])}`);
-      assert.ok(aborted(r.m.callers[0]), `module: ${JSON.stringify(r.m.callers[0])}`);
-      const diffs = scenarioDiffs(r, "distinct").filter((d) => !d.field.startsWith("caller[0]."));
-      if (diffs.length) assert.fail(formatFailure("the only caller aborts mid-download", diffs));
-    },
-  ],
+  // The abort comes mid-body (100 ms after the headers), so nothing races:
+  // compared like any other scenario (Firefox's native body error is a plain
+  // AbortError, not the reason: the reason is allowed, see compare.mjs).
+  "the only caller aborts mid-download: the download stops": ["together", { url: "/in/{T}/big?trickle=1", callers: [{ signal: { kind: "inBody", ms: 100 } }] }],
   "different URLs at once each get their own answer": [
     "together",
     { url: echo(), callers: Array.from({ length: 12 }, (_, i) => ({ url: `/in/{T}/echo?d=50&i=${i}`, headers: i % 2 ? hdr([["x-i", String(i)]]) : undefined })) },
@@ -312,7 +310,7 @@ const SCENARIOS = {
   ],
   "out-of-scope identical fetches are not coalesced": ["together", { url: "/out/{T}/echo?d=150", callers: [{}, {}, {}, {}] }, "exact"],
   "abort then refetch of the same URL gets a fresh answer (React StrictMode)": ["abortThenRefetch", { url: "/in/{T}/echo" }],
-  "cancel then refetch while the first is in flight gets a fresh answer (TanStack)": ["abortThenRefetch", { url: "/in/{T}/echo?d=300", after: 50 }],
+  "cancel then refetch while the first is in flight gets a fresh answer (TanStack)": ["abortThenRefetch", { url: "/in/{T}/echo?d=1000", after: 50 }],
   "a pre-aborted signal sends nothing and rejects with the reason, for any method, every time": [
     "preAborted",
     {
@@ -373,23 +371,24 @@ const SCENARIOS = {
   ],
 };
 
+const scenarioResults = new Map();
+
+async function runScenarios() {
+  const { page, context } = await openPage();
+  try {
+    for (const [i, [name, [kind, spec]]] of Object.entries(SCENARIOS).entries()) {
+      const t0 = Date.now();
+      scenarioResults.set(name, await scenario(page, `s${i.toString(36)}`, kind, spec).catch((e) => e));
+      debug(`scenario ${i}: ${Date.now() - t0} ms`);
+    }
+  } finally {
+    await context.close();
+  }
+}
+
 describe("concurrent callers each get what native fetch gives them", () => {
-  const results = new Map();
-  before(
-    async () => {
-      const { page, context } = await openPage();
-      try {
-        for (const [i, [name, [kind, spec]]] of Object.entries(SCENARIOS).entries()) {
-          const t0 = Date.now();
-          results.set(name, await scenario(page, `s${i.toString(36)}`, kind, spec).catch((e) => e));
-          debug(`scenario ${i}: ${Date.now() - t0} ms`);
-        }
-      } finally {
-        await context.close();
-      }
-    },
-    { timeout: 180_000 },
-  );
+  const results = scenarioResults;
+  before(() => scenariosDone, { timeout: 300_000 });
 
   for (const [name, [, spec, check = "distinct"]] of Object.entries(SCENARIOS)) {
     test(name, () => {

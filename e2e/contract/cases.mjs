@@ -44,7 +44,10 @@ const bodyFor = (method) => (MUTATIONS.has(method) && method !== "DELETE" ? JSON
 export function generateCases() {
   const cases = [];
   let slot = 0;
-  const add = (group, c) => cases.push({ id: `k${cases.length.toString(36)}`, group, phase: 0, ...c });
+  // "racy": an abort this early may come before or after the request is sent
+  // (on a loaded machine, even 100 ms), with native fetch too.
+  const racy = (s) => (s?.kind === "abort" || s?.kind === "timeout") && s.ms <= 100;
+  const add = (group, c) => cases.push({ id: `k${cases.length.toString(36)}`, group, phase: 0, ...c, racy: racy(c.signal) || undefined });
 
   // Every method × input form × a plain answer.
   const answers = [
@@ -238,9 +241,8 @@ export function generateCases() {
       add("options", { url: fixed ? "/in/{T}/fixed" : "/in/{T}/echo", input, ...rest });
     }
 
-  // Signals. "racy": whether the request reached the server before the abort
-  // depends on timing, for native fetch too.
-  const fast = [{ kind: "pre" }, { kind: "pre", reason: "error" }, { kind: "pre", reason: "string" }, { kind: "abort", ms: 300 }, { kind: "timeout", ms: 5000 }];
+  // Signals.
+  const fast = [{ kind: "pre" }, { kind: "pre", reason: "error" }, { kind: "pre", reason: "string" }, { kind: "abort", ms: 2000 }, { kind: "timeout", ms: 5000 }];
   const slow = [
     { kind: "pre" },
     { kind: "abort", ms: 0 },
@@ -250,22 +252,22 @@ export function generateCases() {
     { kind: "abort", ms: 100, reason: "string" },
     { kind: "timeout", ms: 60 },
   ];
-  const trickle = [{ kind: "abort", ms: 150 }, { kind: "abort", ms: 150, reason: "error" }, { kind: "timeout", ms: 150 }];
-  const racy = (s) => s.kind === "abort" && s.ms < 50;
+  // "inBody": the abort comes that long after the answer's headers, mid-body.
+  const trickle = [{ kind: "inBody", ms: 100 }, { kind: "inBody", ms: 100, reason: "error" }, { kind: "timeout", ms: 700 }];
   for (const method of ["GET", "POST"]) {
     const body = bodyFor(method);
     for (const signal of fast) add("signals", { url: "/in/{T}/echo", input: "string", method, body, signal });
-    for (const signal of slow) add("signals", { url: "/in/{T}/echo?d=400", input: "string", method, body, signal, racy: racy(signal) });
+    for (const signal of slow) add("signals", { url: "/in/{T}/echo?d=1000", input: "string", method, body, signal });
     for (const signal of trickle) add("signals", { url: "/in/{T}/big?trickle=1", input: "string", method, body, signal });
   }
   for (const signal of [{ kind: "pre" }, { kind: "abort", ms: 100 }]) {
-    add("signals", { url: "/in/{T}/echo?d=400", input: "Request", signal });
-    add("signals", { url: "/in/{T}/echo?d=400", input: "Request", method: "PUT", body: JSON_BODY, signal });
-    add("signals", { url: "/in/{T}/big?trickle=1", input: "Request", signal: { ...signal, ms: signal.ms && 150 } });
+    add("signals", { url: "/in/{T}/echo?d=1000", input: "Request", signal });
+    add("signals", { url: "/in/{T}/echo?d=1000", input: "Request", method: "PUT", body: JSON_BODY, signal });
+    add("signals", { url: "/in/{T}/big?trickle=1", input: "Request", signal: signal.ms ? { kind: "inBody", ms: 100 } : signal });
   }
-  add("signals", { url: "/in/{T}/echo?d=400", input: "string", headers: { form: "object", entries: [["x-a", "1"]] }, signal: { kind: "abort", ms: 100 } });
-  add("signals", { url: "{O2}/in/{T}/echo?d=400&cors=1", input: "string", signal: { kind: "abort", ms: 100 } });
-  add("signals", { url: "{O2}/in/{T}/echo?d=400", input: "string", mode: "no-cors", signal: { kind: "abort", ms: 100 } });
+  add("signals", { url: "/in/{T}/echo?d=1000", input: "string", headers: { form: "object", entries: [["x-a", "1"]] }, signal: { kind: "abort", ms: 100 } });
+  add("signals", { url: "{O2}/in/{T}/echo?d=1000&cors=1", input: "string", signal: { kind: "abort", ms: 100 } });
+  add("signals", { url: "{O2}/in/{T}/echo?d=1000", input: "string", mode: "no-cors", signal: { kind: "abort", ms: 100 } });
 
   // Out of scope: nothing may change, not even a 429's retry or a 502's circuit.
   for (const [q, phase] of [["", 0], ["?code=502", 1], ["?code=503&ra=1", 1], ["?code=429&ra=1", 0], ["?code=404", 0], ["?code=500", 0]])

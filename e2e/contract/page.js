@@ -127,6 +127,7 @@
     if (c.body) init.body = makeBody(c.body);
     let signal;
     let start = () => {};
+    let afterHeaders = () => {};
     if (c.signal) {
       const s = c.signal;
       if (s.kind === "pre") {
@@ -139,6 +140,8 @@
         const ac = new AbortController();
         signal = ac.signal;
         start = () => setTimeout(() => ac.abort(makeReason(s.reason)), s.ms);
+        // "inBody": the timer starts when the answer's headers are in.
+        if (s.kind === "inBody") [start, afterHeaders] = [() => {}, start];
       }
       init.signal = signal;
     }
@@ -155,7 +158,7 @@
       init = undefined;
     }
     if (init && typeof init === "object" && Object.keys(init).length === 0) init = undefined;
-    return { input, init, signal, start };
+    return { input, init, signal, start, afterHeaders };
   }
 
   function errInfo(e, signal) {
@@ -173,7 +176,7 @@
   }
 
   /** Calls fetchFn with a built call; a synchronous throw is observed as such. */
-  async function call(fetchFn, { input, init, signal, start }) {
+  async function call(fetchFn, { input, init, signal, start, afterHeaders }) {
     let p;
     try {
       p = init === undefined ? fetchFn(input) : fetchFn(input, init);
@@ -181,10 +184,10 @@
       return { threw: true, ...errInfo(e, signal) };
     }
     start();
-    return settle(p, signal);
+    return settle(p, signal, afterHeaders);
   }
 
-  async function settle(p, signal) {
+  async function settle(p, signal, afterHeaders = () => {}) {
     const r = { threw: false, isPromise: p instanceof Promise };
     let res;
     try {
@@ -192,6 +195,7 @@
     } catch (e) {
       return { ...r, outcome: "reject", ...errInfo(e, signal) };
     }
+    afterHeaders();
     Object.assign(r, {
       outcome: "resolve",
       status: res.status,
@@ -219,13 +223,6 @@
     return s ? s.httpStatus : null;
   };
 
-  async function both(c) {
-    const n = await observe(nativeFetch, c, token(c.id, "n"));
-    const m = await observe(moduleFetch, c, token(c.id, "m"));
-    m.circuit = circuitNow();
-    return { n, m };
-  }
-
   async function pool(items, size, fn) {
     let next = 0;
     const worker = async () => {
@@ -237,19 +234,24 @@
   /**
    * Runs a batch: cases that cannot change the module's state in parallel
    * (phase 0), then those that can arm the circuit one by one with clear()
-   * around each (phase 1), then the 429s (phase 2).
+   * around each (phase 1), then the 429s in parallel (phase 2: each pauses
+   * only its own scope entry).
    */
   async function run(cases, parallel = 4) {
     const results = {};
-    await pool(cases.filter((c) => !c.phase), parallel, async (c) => {
-      results[c.id] = await both(c);
-    });
-    gc.clear();
-    for (const c of cases.filter((c) => c.phase)) {
+    const both = async (c) => {
+      const n = await observe(nativeFetch, c, token(c.id, "n"));
+      const m = await observe(moduleFetch, c, token(c.id, "m"));
+      m.circuit = circuitNow();
+      results[c.id] = { n, m };
+    };
+    await pool(cases.filter((c) => !c.phase), parallel, both);
+    for (const c of cases.filter((c) => c.phase === 1)) {
       gc.clear();
-      results[c.id] = await both(c);
+      await both(c);
       gc.clear();
     }
+    await pool(cases.filter((c) => c.phase === 2), parallel, both);
     if (gc.status !== "ready") problems.push(`the module is ${gc.status}: ${describe(gc.error)}`);
     return { results, problems: problems.splice(0) };
   }

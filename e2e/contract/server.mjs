@@ -97,6 +97,8 @@ export async function startContractServer({ dist = join(root, "dist") } = {}) {
     const boundary = /^--([-\w]{8,70})\r\n/.exec(body.subarray(0, 80).toString("latin1"))?.[1] ?? "";
     if (boundary) body = Buffer.from(body.toString("latin1").replaceAll(boundary, "BOUNDARY"), "latin1");
     rec.headers = headerPairs(req.rawHeaders, boundary);
+    // Firefox's boundaries vary in length: the length is that of the neutral body.
+    if (boundary) rec.headers = rec.headers.map(([k, v]) => [k, k === "content-length" ? String(body.length) : v]);
     rec.bodyLen = body.length;
     rec.body = body.length ? sha(body) : "";
 
