@@ -21,6 +21,7 @@ import (
 	"net/http"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -87,7 +88,7 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	m, hasMode := s.modes[r.URL.Path]
 	if r.Method != "GET" {
 		s.counts["effects"]++
-		if k := r.Header.Get("Idempotency-Key"); k != "" {
+		if k := strings.Trim(r.Header.Get("Idempotency-Key"), `"`); k != "" {
 			s.counts["effects "+k]++
 		}
 	}
