@@ -39,7 +39,7 @@ test-edge-go:
 	$(GO) test ./edge/... ./internal/negcache/ ./internal/stale/
 
 test-edge-workerd: edge-build
-	node --test --test-concurrency=1 edge/test/
+	node --test --test-concurrency=1 edge/test/*.test.mjs
 
 bench-edge: edge-build
 	node edge/bench.mjs

@@ -111,7 +111,7 @@ func Open(p Policy, o Options) (*Service, error) {
 	if err := sqldb.MustExec(o.DB, schema, schemaBackoff, schemaState); err != nil {
 		return nil, err
 	}
-	st, err := stats.Open(o.DB)
+	st, err := stats.Open(o.DB, o.Now)
 	if err != nil {
 		return nil, err
 	}
@@ -222,6 +222,7 @@ func (s *Service) Get(ctx context.Context, key, accept string) origin.Response {
 	f.res = s.settle(now, key, ans, err)
 	delete(s.flights, key)
 	s.mu.Unlock()
+	s.Stats.Flush() // with the state the answer wrote: one durable write
 	close(f.done)
 	return f.res
 }

@@ -18,13 +18,14 @@ import { DurableObject } from "cloudflare:workers";
 
 let edge; // the Go side, once started
 let starting;
+let goInstance; // for the runtime figures: live JS values held for Go
 
 // start runs the Go instance on the first request of the isolate (Workers
 // allow no I/O or timers at global scope) and configures it.
 function start(env) {
   if (edge) return edge;
   starting ??= (async () => {
-    const go = new Go();
+    const go = (goInstance = new Go());
     const instance = await WebAssembly.instantiate(wasm, go.importObject);
     go.run(instance); // returns at once: main blocks in select{}
     const api = globalThis.gatewayEdge;
@@ -99,6 +100,7 @@ async function passThrough(env, request, url) {
 }
 
 // admin: /__edge/metrics?service=NAME | ?principal=NAME, /__edge/keys?service=NAME,
+// /__edge/runtime (the Go instance's memory),
 // POST /__edge/jobs/NAME, POST /__edge/clock?offsetMs=N (testClock only).
 async function admin(api, env, request, url) {
   const p = url.pathname;
@@ -110,6 +112,11 @@ async function admin(api, env, request, url) {
   if (p === "/__edge/metrics" || p === "/__edge/keys") {
     if (q.has("service")) return stub(env.EDGE_CACHE, q.get("service")).fetch(new Request(url, { headers: { "x-edge-service": q.get("service") } }));
     if (q.has("principal")) return stub(env.EDGE_LEDGER, q.get("principal")).fetch(new Request(url));
+  }
+  if (p === "/__edge/runtime") {
+    const wasmBytes = goInstance._inst.exports.mem.buffer.byteLength;
+    const liveRefs = goInstance._values.length - goInstance._idPool.length;
+    return json(200, { ...api.runtime(), wasmBytes, liveRefs });
   }
   if (p.startsWith("/__edge/jobs/") && request.method === "POST") {
     return stub(env.EDGE_JOBS, p.slice("/__edge/jobs/".length)).fetch(new Request(url, { method: "POST" }));
@@ -126,8 +133,8 @@ export class EdgeCache extends DurableObject {
       const c = this.open(api, request.headers.get("x-edge-service"));
       return json(200, url.pathname === "/__edge/keys" ? c.keys() : c.metrics());
     }
-    const r = routeOf(api, request, url);
-    const c = this.open(api, r.service);
+    // The service is routed once: this object serves only that one.
+    const c = this.cache ?? this.open(api, routeOf(api, request, url).service);
     const a = c.get(url.pathname + url.search, request.headers.get("accept") ?? "");
     return toResponse(a instanceof Promise ? await a : a);
   }

@@ -135,7 +135,7 @@ func Open(p Policy, db sqldb.DB, client origin.Client, now func() int64) (*Ledge
 	if err := sqldb.MustExec(db, schema); err != nil {
 		return nil, err
 	}
-	st, err := stats.Open(db)
+	st, err := stats.Open(db, now)
 	if err != nil {
 		return nil, err
 	}
@@ -160,6 +160,7 @@ func (l *Ledger) Fingerprint(body []byte) (string, error) {
 // Do runs one keyed mutation: req is what goes upstream, operation names
 // the action (method and path), key is the parsed Idempotency-Key.
 func (l *Ledger) Do(ctx context.Context, operation, key string, req origin.Request) origin.Response {
+	defer l.Stats.Flush() // mutations are few: their counts are written at once
 	fp, err := l.Fingerprint(req.Body)
 	if err != nil {
 		if errors.Is(err, idempotency.ErrTooLarge) {

@@ -172,6 +172,8 @@ test("at most maxKeys copies per service, the least recently used evicted", asyn
 });
 
 test("the counters survive a restart", async () => {
+  await advance(1_000); // hits are written at most every second, or with the next state change
+  await get("/api/fresh");
   const before = await edge.metrics("service=api");
   assert.ok(before.counters.hits > 0 && before.counters.upstream > 0 && before.counters.stale > 0);
   await restart("SIGKILL");

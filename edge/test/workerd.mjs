@@ -2,7 +2,7 @@
 // tests and benchmark. Needs `make edge-build` (build/edge/) first.
 import { spawn } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
+import { connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -25,6 +25,16 @@ export async function freePort() {
       const { port } = s.address();
       s.close(() => res(port));
     });
+  });
+}
+
+function tcpConnect(host, port) {
+  return new Promise((res, rej) => {
+    const s = connect(port, host, () => {
+      s.end();
+      res();
+    });
+    s.on("error", rej);
   });
 }
 
@@ -62,7 +72,10 @@ export async function startUpstream() {
 
 // startEdge writes a workerd directory for config (the edge's JSON config)
 // and runs workerd on it. storage is kept across restart().
-export async function startEdge(config, { adminToken = "admin-secret", edgeAddr, passAddr } = {}) {
+// With waitHttp false, start returns as soon as the port accepts a TCP
+// connection, before any request has started the Go instance (for the
+// cold-start figure).
+export async function startEdge(config, { adminToken = "admin-secret", edgeAddr, passAddr, waitHttp = true } = {}) {
   const dir = mkdtempSync(join(tmpdir(), "edge-workerd-"));
   const storage = join(dir, "storage");
   mkdirSync(storage);
@@ -89,9 +102,11 @@ export async function startEdge(config, { adminToken = "admin-secret", edgeAddr,
       child.stderr.on("data", (d) => (edge.log += d));
       edge.child = child;
       const deadline = Date.now() + 15_000;
+      const [host, port] = edgeAddr.split(":");
       for (;;) {
         try {
-          await fetch(edge.url + "/__edge/ping");
+          if (waitHttp) await fetch(edge.url + "/__edge/ping");
+          else await tcpConnect(host, Number(port));
           return;
         } catch {
           if (child.exitCode !== null) throw new Error("workerd exited: " + edge.log);

@@ -14,6 +14,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	goruntime "runtime"
 	"strconv"
 	"sync"
 	"time"
@@ -57,6 +58,7 @@ func main() {
 	export(api, "openCache", openCache)
 	export(api, "openLedger", openLedger)
 	export(api, "openJobs", openJobs)
+	export(api, "runtime", runtimeStats)
 	_ = safejs.Global().Set("gatewayEdge", api)
 	select {}
 }
@@ -121,6 +123,14 @@ func setClockOffset(args []safejs.Value) (any, error) {
 	clock.offset = int64(ms)
 	clock.mu.Unlock()
 	return float64(now()), nil
+}
+
+// runtime() → {heapAlloc, heapSys, sys, numGC}: the Go side's memory, for
+// the admin endpoint and the benchmark.
+func runtimeStats([]safejs.Value) (any, error) {
+	var m goruntime.MemStats
+	goruntime.ReadMemStats(&m)
+	return map[string]any{"heapAlloc": float64(m.HeapAlloc), "heapSys": float64(m.HeapSys), "sys": float64(m.Sys), "numGC": float64(m.NumGC)}, nil
 }
 
 // openCache(sql, serviceName) → {get(key, accept), metrics(), keys()}
