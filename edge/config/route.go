@@ -18,7 +18,8 @@ type Route struct {
 	Kind      Kind   `json:"kind"`
 	Service   string `json:"service,omitempty"`
 	Principal string `json:"principal,omitempty"`
-	Key       string `json:"key,omitempty"` // the idempotency key, parsed
+	Key       string `json:"key,omitempty"`      // the idempotency key, parsed
+	Upstream  string `json:"upstream,omitempty"` // the service's base URL (Pass, Ledger)
 	Status    int    `json:"status,omitempty"`
 	Code      string `json:"code,omitempty"`
 }
@@ -49,11 +50,11 @@ func (c *Config) Route(method, path, authorization, idempotencyKey string) Route
 		return Route{Kind: Refuse, Status: 401, Code: "unauthorized"}
 	}
 	if idempotencyKey == "" {
-		return Route{Kind: Pass, Service: svc.Name, Principal: principal}
+		return Route{Kind: Pass, Service: svc.Name, Principal: principal, Upstream: svc.Upstream}
 	}
 	key, err := idempotency.ParseHeader(idempotencyKey)
 	if err != nil {
 		return Route{Kind: Refuse, Status: 400, Code: "invalid_idempotency_key"}
 	}
-	return Route{Kind: Ledger, Service: svc.Name, Principal: principal, Key: key}
+	return Route{Kind: Ledger, Service: svc.Name, Principal: principal, Key: key, Upstream: svc.Upstream}
 }

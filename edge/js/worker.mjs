@@ -6,7 +6,7 @@
 //
 // globalThis.gatewayEdge (set by Go's main):
 //   configure(configJSON, upstreamFetch, sqlExec) -> {ok} | {error}
-//   route(method, path, authorization, idempotencyKey) -> {kind, service, principal, key, status, code}
+//   route(method, path, authorization, idempotencyKey) -> {kind, service, principal, key, upstream, status, code}
 //   now() -> Unix ms (the edge's clock); setClockOffset(ms) (testClock only)
 //   openCache(sql, service) -> {get(key, accept) -> answer | Promise<answer>, metrics() -> JSON, keys() -> JSON}
 //   openLedger(sql) -> {do(operation, key, method, url, headers, body) -> Promise<answer>, metrics() -> JSON}
@@ -83,8 +83,8 @@ export default {
         return stub(env.EDGE_CACHE, r.service).fetch(request);
       case "ledger":
         return stub(env.EDGE_LEDGER, r.principal).fetch(request);
-      case "pass":
-        return passThrough(env, request, url);
+      case "pass": // a mutation without an Idempotency-Key: forwarded as it is
+        return fetch(new Request(r.upstream.replace(/\/$/, "") + url.pathname + url.search, request));
       case "admin":
         return admin(api, env, request, url);
       default:
@@ -92,12 +92,6 @@ export default {
     }
   },
 };
-
-// passThrough forwards a mutation without an Idempotency-Key as it is.
-async function passThrough(env, request, url) {
-  const upstream = JSON.parse(env.EDGE_CONFIG).upstream;
-  return fetch(new Request(upstream.replace(/\/$/, "") + url.pathname + url.search, request));
-}
 
 // admin: /__edge/metrics?service=NAME | ?principal=NAME, /__edge/keys?service=NAME,
 // /__edge/runtime (the Go instance's memory),
@@ -161,7 +155,7 @@ export class EdgeLedger extends DurableObject {
     const url = new URL(request.url);
     if (url.pathname === "/__edge/metrics") return json(200, this.ledger.metrics());
     const r = routeOf(api, request, url);
-    const upstream = JSON.parse(this.env.EDGE_CONFIG).upstream.replace(/\/$/, "");
+    const upstream = r.upstream.replace(/\/$/, "");
     const headers = [...request.headers].filter(([k]) => k === "content-type" || k === "accept" || k === "idempotency-key");
     const body = new Uint8Array(await request.arrayBuffer());
     const operation = request.method + " " + url.pathname;

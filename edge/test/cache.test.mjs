@@ -45,13 +45,16 @@ after(async () => {
 });
 
 test("50 concurrent identical GETs make one upstream call", async () => {
-  await up.mode({ path: "/api/burst", delayMs: 300 });
+  await get("/api/warm"); // the Go instance and the service's object are up
+  // The upstream holds its answer 2 s, so that the 50 arrive while it is in
+  // flight (on a loaded machine a few may arrive after it: they are hits).
+  await up.mode({ path: "/api/burst", delayMs: 2_000 });
   const answers = await Promise.all(Array.from({ length: 50 }, () => get("/api/burst")));
   assert.equal(await calls("/api/burst"), 1);
   assert.ok(answers.every((a) => a.status === 200 && a.body === answers[0].body));
-  assert.equal(answers.filter((a) => a.cache === "miss").length, 50); // one answer, shared
   const m = await edge.metrics("service=api");
-  assert.ok(m.counters.coalesced >= 49, JSON.stringify(m));
+  assert.equal(m.counters.coalesced + (m.counters.hits ?? 0), 49, JSON.stringify(m));
+  assert.ok(m.counters.coalesced >= 25, JSON.stringify(m));
 });
 
 test("a fresh copy is a hit for its TTL, then the upstream is asked again", async () => {
@@ -116,8 +119,9 @@ test("a 429 pauses the whole service, and the pause survives a workerd restart",
 
   await restart("SIGKILL");
   await advance(3_000);
-  a = await get("/rl/other");
-  assert.deepEqual([a.status, a.reason, a.retryAfter], [503, "cooldown", "7"]);
+  a = await get("/rl/other"); // 7 s left, less the real time the restart took
+  assert.deepEqual([a.status, a.reason], [503, "cooldown"]);
+  assert.ok(Number(a.retryAfter) >= 1 && Number(a.retryAfter) <= 7, a.retryAfter);
   assert.equal(await calls("/rl/other"), 0);
 
   await advance(7_000); // the pause is over; a second 429 in a row doubles it: 20 s
@@ -134,8 +138,9 @@ test("stale copies and their metadata survive a restart", async () => {
   await up.mode({ path: "/api/kept", status: 500, body: "" });
   await restart("SIGTERM");
   await advance(40_000);
-  const a = await get("/api/kept");
-  assert.deepEqual([a.cache, a.age, a.collectedAt, a.body], ["stale", "40", good.collectedAt, good.body]);
+  const a = await get("/api/kept"); // 40 s old, plus the real time the restart took
+  assert.deepEqual([a.cache, a.collectedAt, a.body], ["stale", good.collectedAt, good.body]);
+  assert.ok(Number(a.age) >= 40 && Number(a.age) <= 45, a.age);
 });
 
 test("empty results stretch the TTL 30 → 60 (3 in a row) → 120 s (5), and snap back", async () => {

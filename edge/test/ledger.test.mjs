@@ -110,3 +110,12 @@ test("a job under a lease: two concurrent triggers, one run", async () => {
   assert.equal((await trigger()).ran, true);
   assert.equal((await up.counts())["POST /jobs/collect"], 6);
 });
+
+test("a mutation without an Idempotency-Key is forwarded as it is, each time", async () => {
+  const before = (await up.counts()).effects;
+  const a = await post("/api/notes", { n: 1 });
+  const b = await post("/api/notes", { n: 1 });
+  assert.deepEqual([a.status, b.status, b.replayed], [201, 201, false]);
+  assert.equal((await up.counts()).effects, before + 2);
+  assert.equal((await post("/api/notes", { n: 1 }, { token: "nope" })).status, 401);
+});

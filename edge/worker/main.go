@@ -104,7 +104,7 @@ func route(args []safejs.Value) (any, error) {
 	}
 	r := cfg.Route(str(arg(args, 0)), str(arg(args, 1)), str(arg(args, 2)), str(arg(args, 3)))
 	return map[string]any{"kind": string(r.Kind), "service": r.Service, "principal": r.Principal,
-		"key": r.Key, "status": r.Status, "code": r.Code}, nil
+		"key": r.Key, "upstream": r.Upstream, "status": r.Status, "code": r.Code}, nil
 }
 
 // setClockOffset(ms): moves the clock (testClock only; it never goes back).
