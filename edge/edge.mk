@@ -12,7 +12,7 @@ EDGE_UPSTREAM ?= http://127.0.0.1:8080
 EDGE_GO_SRC := $(shell find edge internal -name '*.go' -not -name '*_test.go') go.mod go.sum
 EDGE_FILES := build/edge/edge.wasm build/edge/wasm_exec.js build/edge/worker.mjs build/edge/passthrough.mjs build/edge/testupstream
 
-.PHONY: edge edge-build test-edge test-edge-go test-edge-workerd bench-edge
+.PHONY: edge edge-build test-edge test-edge-go test-edge-workerd test-edge-browser bench-edge
 
 edge-build: $(EDGE_FILES) node_modules/.stamp
 
@@ -32,7 +32,7 @@ build/edge/%.mjs: edge/js/%.mjs
 edge: edge-build
 	node edge/serve.mjs --addr $(EDGE_ADDR) --upstream $(EDGE_UPSTREAM)
 
-test-edge: test-edge-go test-edge-workerd
+test-edge: test-edge-go test-edge-workerd test-edge-browser
 
 test-edge-go:
 	GOOS=js GOARCH=wasm $(GO) vet ./edge/...
@@ -43,3 +43,8 @@ test-edge-workerd: edge-build
 
 bench-edge: edge-build
 	node edge/bench.mjs
+
+# The browser module through the edge, in Chromium (the demo build, the
+# demo gateway as upstream).
+test-edge-browser: build edge-build chromium
+	node --test --test-concurrency=1 edge/e2e/

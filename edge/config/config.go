@@ -63,6 +63,14 @@ type Config struct {
 	// Replace Authenticate to use anything else; a token missing here is
 	// refused before any replay.
 	Tokens map[string]string `json:"tokens"`
+	// PrincipalHeader, when set, tells the upstream who the caller is: the
+	// edge sets it to the authenticated principal on every mutation it
+	// forwards (a client's own value is dropped first).
+	PrincipalHeader string `json:"principalHeader"`
+	// PassUnmatched forwards requests outside every service untouched and
+	// uncached (a site served from the same origin as its API); without it
+	// they get 404.
+	PassUnmatched bool `json:"passUnmatched"`
 	// AdminToken guards /__edge/ (metrics, jobs). Empty: no admin endpoint.
 	AdminToken string `json:"adminToken"`
 	// Jobs are the lease-guarded background jobs.
@@ -114,6 +122,12 @@ func (c Config) WithDefaults() Config {
 
 // Validate reports the first bad field of a defaulted configuration.
 func (c Config) Validate() error {
+	if c.PrincipalHeader != strings.ToLower(c.PrincipalHeader) {
+		return policyerr.New(ErrInvalid, "principalHeader", "must be in lower case")
+	}
+	if c.PassUnmatched && !strings.HasPrefix(c.Upstream, "http://") && !strings.HasPrefix(c.Upstream, "https://") {
+		return policyerr.New(ErrInvalid, "upstream", "must be an http(s) URL with passUnmatched")
+	}
 	if c.UpstreamTimeoutMs <= 0 {
 		return policyerr.New(ErrInvalid, "upstreamTimeoutMs", "must be > 0")
 	}

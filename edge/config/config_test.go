@@ -61,3 +61,19 @@ func TestParseNamesTheBadField(t *testing.T) {
 		}
 	}
 }
+
+func TestPassUnmatched(t *testing.T) {
+	c, err := config.Parse(`{"upstream": "https://site.test", "passUnmatched": true, "principalHeader": "x-user", "services": [{"name": "api", "prefix": "/api/"}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := c.Route("GET", "/index.html", "", ""); r != (config.Route{Kind: config.Pass, Upstream: "https://site.test"}) {
+		t.Fatalf("%+v", r)
+	}
+	if r := c.Route("GET", "/api/x", "", ""); r.Kind != config.Cache {
+		t.Fatalf("%+v", r)
+	}
+	if _, err := config.Parse(`{"upstream": "https://a", "principalHeader": "X-User", "services": [{"name": "a", "prefix": "/a/"}]}`); !errors.Is(err, config.ErrInvalid) {
+		t.Fatal("an upper-case principalHeader was accepted")
+	}
+}

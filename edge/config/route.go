@@ -8,7 +8,7 @@ type Kind string
 const (
 	Cache  Kind = "cache"  // a GET, to its service's cache (one Durable Object per service)
 	Ledger Kind = "ledger" // a mutation with an Idempotency-Key, to its principal's ledger
-	Pass   Kind = "pass"   // a mutation without a key: forwarded as it is
+	Pass   Kind = "pass"   // a mutation without a key (or, with PassUnmatched, a path outside every service): forwarded as it is
 	Admin  Kind = "admin"  // /__edge/…: metrics, jobs, the test clock
 	Refuse Kind = "refuse" // answered at once with Status
 )
@@ -35,6 +35,9 @@ func (c *Config) Route(method, path, authorization, idempotencyKey string) Route
 		return Route{Kind: Admin}
 	}
 	svc, ok := c.Service(path)
+	if !ok && c.PassUnmatched {
+		return Route{Kind: Pass, Upstream: c.Upstream}
+	}
 	if !ok {
 		return Route{Kind: Refuse, Status: 404, Code: "no_route"}
 	}

@@ -9,7 +9,8 @@
 //   route(method, path, authorization, idempotencyKey) -> {kind, service, principal, key, upstream, status, code}
 //   now() -> Unix ms (the edge's clock); setClockOffset(ms) (testClock only)
 //   openCache(sql, service) -> {get(key, accept) -> answer | Promise<answer>, metrics() -> JSON, keys() -> JSON}
-//   openLedger(sql) -> {do(operation, key, method, url, headers, body) -> Promise<answer>, metrics() -> JSON}
+//   openLedger(sql) -> {do(operation, key, method, url, headers, body, principal) -> Promise<answer>, metrics() -> JSON}
+//   principalHeader() -> the header that tells the upstream who the caller is ("" for none)
 //   openJobs(sql) -> {run(job) -> Promise<JSON>}
 // An answer is {status, headers: [[name, value]...], body: Uint8Array}.
 import "./wasm_exec.js";
@@ -83,8 +84,8 @@ export default {
         return stub(env.EDGE_CACHE, r.service).fetch(request);
       case "ledger":
         return stub(env.EDGE_LEDGER, r.principal).fetch(request);
-      case "pass": // a mutation without an Idempotency-Key: forwarded as it is
-        return fetch(new Request(r.upstream.replace(/\/$/, "") + url.pathname + url.search, request));
+      case "pass": // a keyless mutation, or a path outside every service (passUnmatched): as it is
+        return passThrough(api, request, url, r);
       case "admin":
         return admin(api, env, request, url);
       default:
@@ -92,6 +93,16 @@ export default {
     }
   },
 };
+
+function passThrough(api, request, url, r) {
+  const forwarded = new Request(r.upstream.replace(/\/$/, "") + url.pathname + url.search, request);
+  const principalHeader = api.principalHeader();
+  if (principalHeader) {
+    forwarded.headers.delete(principalHeader);
+    if (r.principal) forwarded.headers.set(principalHeader, r.principal);
+  }
+  return fetch(forwarded);
+}
 
 // admin: /__edge/metrics?service=NAME | ?principal=NAME, /__edge/keys?service=NAME,
 // /__edge/runtime (the Go instance's memory),
@@ -159,7 +170,7 @@ export class EdgeLedger extends DurableObject {
     const headers = [...request.headers].filter(([k]) => k === "content-type" || k === "accept" || k === "idempotency-key");
     const body = new Uint8Array(await request.arrayBuffer());
     const operation = request.method + " " + url.pathname;
-    return toResponse(await this.ledger.do(operation, r.key, request.method, upstream + url.pathname + url.search, headers, body));
+    return toResponse(await this.ledger.do(operation, r.key, request.method, upstream + url.pathname + url.search, headers, body, r.principal));
   }
 }
 

@@ -59,6 +59,7 @@ func main() {
 	export(api, "openLedger", openLedger)
 	export(api, "openJobs", openJobs)
 	export(api, "runtime", runtimeStats)
+	export(api, "principalHeader", func([]safejs.Value) (any, error) { return cfg.PrincipalHeader, configured() })
 	_ = safejs.Global().Set("gatewayEdge", api)
 	select {}
 }
@@ -183,7 +184,7 @@ func serviceByName(name string) string {
 	return "\x00"
 }
 
-// openLedger(sql) → {do(operation, key, method, url, headers, body), metrics()}
+// openLedger(sql) → {do(operation, key, method, url, headers, body, principal), metrics()}
 func openLedger(args []safejs.Value) (any, error) {
 	if err := configured(); err != nil {
 		return nil, err
@@ -198,6 +199,9 @@ func openLedger(args []safejs.Value) (any, error) {
 		req := origin.Request{Method: str(arg(args, 2)), URL: str(arg(args, 3)), Header: headerFromJS(arg(args, 4)), Body: bytesFromJS(arg(args, 5))}
 		for k, v := range cfg.UpstreamHeaders {
 			req.Header = req.Header.Set(k, v)
+		}
+		if p := str(arg(args, 6)); cfg.PrincipalHeader != "" && p != "" {
+			req.Header = req.Header.Set(cfg.PrincipalHeader, p)
 		}
 		return promise(func() (any, error) { return responseToJS(l.Do(context.Background(), op, key, req)) })
 	})
