@@ -85,6 +85,7 @@ type Service struct {
 	empty   *emptyttl.Tracker
 	flights map[string]*flight // key → the fetch in flight
 	pauseV  uint64             // pause.Version() last written
+	evicted uint64             // copies.Evicted() last counted
 }
 
 type flight struct {
@@ -320,10 +321,9 @@ func (s *Service) dropCopies() {
 	for _, id := range s.copies.Dropped() {
 		_, _ = s.db.Exec(`DELETE FROM cache_entries WHERE id = ?`, int64(id))
 	}
-	if n := s.copies.Evicted(); n > 0 {
-		if d := int64(n) - s.Stats.Get(CountEvicted); d > 0 {
-			s.Stats.Add(CountEvicted, d)
-		}
+	if n := s.copies.Evicted(); n > s.evicted {
+		s.Stats.Add(CountEvicted, int64(n-s.evicted))
+		s.evicted = n
 	}
 }
 

@@ -231,9 +231,14 @@ func TestLRUBoundNeverLosesTheInFlightCall(t *testing.T) {
 	if f.svc.Stats.Get(cache.CountEvicted) != 1 {
 		t.Fatalf("evicted %d", f.svc.Stats.Get(cache.CountEvicted))
 	}
-	f.reopen() // the bound and the copies hold after a restart
+	f.reopen() // the bound, the copies and the count hold after a restart
 	if f.svc.Len() != 2 {
 		t.Fatalf("len after restart %d", f.svc.Len())
+	}
+	f.get("/4")
+	f.svc.Stats.Flush()
+	if n := f.svc.Stats.Get(cache.CountEvicted); n != 2 {
+		t.Fatalf("evicted after a restart %d, want 2", n)
 	}
 }
 

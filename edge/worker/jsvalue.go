@@ -4,6 +4,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/gatewaycircuit/gatewaycircuit/edge/origin"
 	"github.com/hack-pad/safejs"
@@ -55,7 +56,7 @@ func promise(run func() (any, error)) (safejs.Value, error) {
 	executor, err := safejs.FuncOf(func(_ safejs.Value, args []safejs.Value) any {
 		resolve, reject := arg(args, 0), arg(args, 1)
 		go func() {
-			v, err := run()
+			v, err := recovered(run)
 			if err != nil {
 				_, _ = reject.Invoke(err.Error())
 				return
@@ -168,4 +169,15 @@ func headerToJS(h origin.Header) []any {
 		out[i] = []any{f[0], f[1]}
 	}
 	return out
+}
+
+// recovered runs fn and turns a panic into an error: a panic that escaped
+// would end the Go instance, and with it every request of the isolate.
+func recovered(fn func() (any, error)) (v any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("edge: panic: %v", p)
+		}
+	}()
+	return fn()
 }

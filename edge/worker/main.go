@@ -69,7 +69,7 @@ func main() {
 func export(o safejs.Value, name string, fn func(args []safejs.Value) (any, error)) {
 	errorClass := safejs.MustGetGlobal("Error")
 	f, _ := safejs.FuncOf(func(_ safejs.Value, args []safejs.Value) any {
-		v, err := fn(args)
+		v, err := recovered(func() (any, error) { return fn(args) })
 		if err != nil {
 			e, _ := errorClass.New(err.Error())
 			return map[string]any{"error": safejs.Unsafe(e)}
