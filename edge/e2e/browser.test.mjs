@@ -62,7 +62,8 @@ test("a failing upstream: the page gets the edge's stale copy with its age", asy
   await gw.setMode({ status: 502 });
   await advance(31_000);
   const r = await fetchThroughModule("/api/items/stale");
-  assert.deepEqual([r.status, r.cache, r.age], [200, "stale", "31"]);
+  assert.deepEqual([r.status, r.cache], [200, "stale"]);
+  assert.ok(Number(r.age) >= 31 && Number(r.age) <= 33, r.age); // 31 s, plus the real time the calls took
   assert.equal(await page.evaluate(() => window.gatewayCircuit.read()), null, "a stale copy does not arm the circuit");
 });
 
