@@ -62,7 +62,7 @@ demo: build
 
 # Every test: host Go, Go under wasm (node), JS units, Chromium e2e (the
 # fault tests with the fault wasm among them), a short fuzz and soak pass.
-test: test-go test-wasm test-js e2e fuzz-ci soak-short
+test: test-go test-wasm test-js e2e fuzz-ci soak-short test-edge
 
 test-go:
 	$(GO) vet ./...
@@ -100,3 +100,4 @@ clean: nextjs-clean
 -include e2e/contract.mk
 -include e2e/nginx.mk
 -include demo/nextjs/nextjs.mk
+-include edge/edge.mk

@@ -1,0 +1,13 @@
+//go:build !(js && wasm)
+
+package cache_test
+
+import (
+	"runtime"
+
+	"github.com/gatewaycircuit/gatewaycircuit/internal/emptyttl"
+)
+
+type emptyStep = emptyttl.Step
+
+func runtimeGosched() { runtime.Gosched() }

@@ -1,0 +1,79 @@
+package config_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/gatewaycircuit/gatewaycircuit/edge/config"
+)
+
+const example = `{
+  "upstream": "https://api.test",
+  "services": [{"name": "api", "prefix": "/api/"}, {"name": "search", "prefix": "/api/search/", "cache": {"freshTtlMs": 5000}}],
+  "tokens": {"tok-a": "alice"},
+  "adminToken": "root"
+}`
+
+func TestRoute(t *testing.T) {
+	c, err := config.Parse(example)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		method, path, auth, key string
+		want                    config.Route
+	}{
+		{"GET", "/api/items", "", "", config.Route{Kind: config.Cache, Service: "api"}},
+		{"GET", "/api/search/q", "", "", config.Route{Kind: config.Cache, Service: "search"}}, // the longest prefix
+		{"GET", "/other", "", "", config.Route{Kind: config.Refuse, Status: 404, Code: "no_route"}},
+		{"POST", "/api/orders", "", `"k"`, config.Route{Kind: config.Refuse, Status: 401, Code: "unauthorized"}},
+		{"POST", "/api/orders", "Bearer nope", `"k"`, config.Route{Kind: config.Refuse, Status: 401, Code: "unauthorized"}},
+		{"POST", "/api/orders", "Bearer tok-a", `"k"`, config.Route{Kind: config.Ledger, Service: "api", Principal: "alice", Key: "k", Upstream: "https://api.test"}},
+		{"DELETE", "/api/orders/1", "bearer tok-a", "", config.Route{Kind: config.Pass, Service: "api", Principal: "alice", Upstream: "https://api.test"}},
+		{"POST", "/api/orders", "Bearer tok-a", "k", config.Route{Kind: config.Refuse, Status: 400, Code: "invalid_idempotency_key"}},
+		{"OPTIONS", "/api/orders", "", "", config.Route{Kind: config.Refuse, Status: 405, Code: "method_not_allowed"}},
+		{"GET", "/__edge/metrics", "Bearer root", "", config.Route{Kind: config.Admin}},
+		{"GET", "/__edge/metrics", "Bearer tok-a", "", config.Route{Kind: config.Refuse, Status: 401, Code: "admin_unauthorized"}},
+	} {
+		if got := c.Route(tc.method, tc.path, tc.auth, tc.key); got != tc.want {
+			t.Errorf("%s %s %q %q: %+v, want %+v", tc.method, tc.path, tc.auth, tc.key, got, tc.want)
+		}
+	}
+	if s, _ := c.Service("/api/search/x"); s.Cache.FreshTTLMs != 5000 || s.Cache.MaxStaleMs != 120_000 || s.Upstream != "https://api.test" {
+		t.Errorf("defaults not applied: %+v", s)
+	}
+}
+
+func TestParseNamesTheBadField(t *testing.T) {
+	for field, raw := range map[string]string{
+		"services":                   `{"upstream": "https://a"}`,
+		"services[0].upstream":       `{"services": [{"name": "a", "prefix": "/a/"}]}`,
+		"services[1].name":           `{"upstream": "https://a", "services": [{"name": "a", "prefix": "/a/"}, {"name": "a", "prefix": "/b/"}]}`,
+		"services[0].prefix":         `{"upstream": "https://a", "services": [{"name": "a", "prefix": "/__edge/x"}]}`,
+		"services[0].cache":          `{"upstream": "https://a", "services": [{"name": "a", "prefix": "/a/", "cache": {"maxKeys": -1}}]}`,
+		"jobs[0].path":               `{"upstream": "https://a", "services": [{"name": "a", "prefix": "/a/"}], "jobs": [{"name": "j", "path": "x"}]}`,
+		"unknown field \"freshTtl\"": `{"upstream": "https://a", "services": [{"name": "a", "prefix": "/a/", "cache": {"freshTtl": 1}}]}`,
+	} {
+		_, err := config.Parse(raw)
+		if !errors.Is(err, config.ErrInvalid) || !strings.Contains(err.Error(), field) {
+			t.Errorf("%s: %v", field, err)
+		}
+	}
+}
+
+func TestPassUnmatched(t *testing.T) {
+	c, err := config.Parse(`{"upstream": "https://site.test", "passUnmatched": true, "principalHeader": "x-user", "services": [{"name": "api", "prefix": "/api/"}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := c.Route("GET", "/index.html", "", ""); r != (config.Route{Kind: config.Pass, Upstream: "https://site.test"}) {
+		t.Fatalf("%+v", r)
+	}
+	if r := c.Route("GET", "/api/x", "", ""); r.Kind != config.Cache {
+		t.Fatalf("%+v", r)
+	}
+	if _, err := config.Parse(`{"upstream": "https://a", "principalHeader": "X-User", "services": [{"name": "a", "prefix": "/a/"}]}`); !errors.Is(err, config.ErrInvalid) {
+		t.Fatal("an upper-case principalHeader was accepted")
+	}
+}

@@ -1,0 +1,7 @@
+//go:build !(js && wasm)
+
+package ledger_test
+
+import "runtime"
+
+func runtimeGosched() { runtime.Gosched() }

@@ -1,0 +1,191 @@
+//go:build !(js && wasm)
+
+package ledger_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/gatewaycircuit/gatewaycircuit/edge/ledger"
+	"github.com/gatewaycircuit/gatewaycircuit/edge/origin"
+	"github.com/gatewaycircuit/gatewaycircuit/edge/sqldb"
+)
+
+// effects is a fake upstream: each call is an effect; it can hold answers
+// or fail without an answer.
+type effects struct {
+	mu     sync.Mutex
+	n      int
+	status int
+	down   bool
+	hold   chan struct{}
+}
+
+func (e *effects) Fetch(_ context.Context, req origin.Request) (origin.Response, error) {
+	e.mu.Lock()
+	e.n++
+	n, status, down, hold := e.n, e.status, e.down, e.hold
+	e.mu.Unlock()
+	if hold != nil {
+		<-hold
+	}
+	if down {
+		return origin.Response{}, origin.ErrUnreachable
+	}
+	if status == 0 {
+		status = 201
+	}
+	return origin.Response{Status: status, Header: origin.Header{{"content-type", "application/json"}, {"set-cookie", "x"}},
+		Body: []byte(`{"effect":` + string(rune('0'+n)) + `}`)}, nil
+}
+
+func (e *effects) count() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.n
+}
+
+func open(t *testing.T, db sqldb.DB, up origin.Client, now *int64, p ledger.Policy) *ledger.Ledger {
+	t.Helper()
+	l, err := ledger.Open(p, db, up, func() int64 { return *now })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+func memory(t *testing.T) *sqldb.Memory {
+	db, err := sqldb.OpenMemory()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func post(body string) origin.Request {
+	return origin.Request{Method: "POST", URL: "https://api.test/orders", Body: []byte(body)}
+}
+
+func replayed(r origin.Response) bool { return r.Header.Get(ledger.HeaderReplayed) == "true" }
+
+func TestReplayConflictAndRecordedFailure(t *testing.T) {
+	now := int64(1_000)
+	up := &effects{}
+	l := open(t, memory(t), up, &now, ledger.Policy{})
+	ctx := context.Background()
+
+	first := l.Do(ctx, "POST /orders", "k1", post(`{"a":1,"b":[1,2]}`))
+	again := l.Do(ctx, "POST /orders", "k1", post(`{ "b": [1,2], "a": 1 }`))
+	if first.Status != 201 || replayed(first) || !replayed(again) || string(again.Body) != string(first.Body) {
+		t.Fatalf("first %d %v, again %d %v %s", first.Status, replayed(first), again.Status, replayed(again), again.Body)
+	}
+	if first.Header.Get("set-cookie") != "" {
+		t.Fatal("a connection header was recorded")
+	}
+	for _, body := range []string{`{"a":2,"b":[1,2]}`, `{"a":1,"b":[2,1]}`} {
+		if r := l.Do(ctx, "POST /orders", "k1", post(body)); r.Status != 422 {
+			t.Fatalf("%s: %d, want 422", body, r.Status)
+		}
+	}
+	if r := l.Do(ctx, "PUT /orders", "k1", post(`{"a":2}`)); r.Status != 201 || replayed(r) {
+		t.Fatalf("another operation with the same key: %d %v", r.Status, replayed(r))
+	}
+	up.down = true
+	failed := l.Do(ctx, "POST /orders", "k2", post(`{}`))
+	up.down = false
+	retry := l.Do(ctx, "POST /orders", "k2", post(`{}`))
+	if failed.Status != 502 || retry.Status != 502 || !replayed(retry) {
+		t.Fatalf("failed forward %d, retry %d %v", failed.Status, retry.Status, replayed(retry))
+	}
+	if up.count() != 3 {
+		t.Fatalf("effects %d, want 3", up.count())
+	}
+}
+
+func TestConcurrentDuplicatesShareTheFirstAnswer(t *testing.T) {
+	now := int64(1_000)
+	up := &effects{hold: make(chan struct{})}
+	l := open(t, memory(t), up, &now, ledger.Policy{})
+	var wg sync.WaitGroup
+	answers := make([]origin.Response, 30)
+	for i := range answers {
+		wg.Add(1)
+		go func() { defer wg.Done(); answers[i] = l.Do(context.Background(), "POST /orders", "k", post(`{"x":1}`)) }()
+	}
+	for l.Stats.Get(ledger.CountJoined) < 29 {
+		runtimeGosched()
+	}
+	close(up.hold)
+	wg.Wait()
+	fresh := 0
+	for _, a := range answers {
+		if a.Status != 201 || string(a.Body) != string(answers[0].Body) {
+			t.Fatalf("answer %d %s", a.Status, a.Body)
+		}
+		if !replayed(a) {
+			fresh++
+		}
+	}
+	if up.count() != 1 || fresh != 1 {
+		t.Fatalf("effects %d, unreplayed answers %d; want 1, 1", up.count(), fresh)
+	}
+}
+
+func TestPendingRecordOfADeadEdgeIsInDoubt(t *testing.T) {
+	now := int64(1_000)
+	db := memory(t)
+	up := &effects{hold: make(chan struct{})}
+	dead := open(t, db, up, &now, ledger.Policy{})
+	go dead.Do(context.Background(), "POST /pay", "k", post(`{"eur":10}`)) // never answered
+	for up.count() == 0 {
+		runtimeGosched()
+	}
+	restarted := open(t, db, &effects{}, &now, ledger.Policy{})
+	r := restarted.Do(context.Background(), "POST /pay", "k", post(`{"eur":10}`))
+	if r.Status != 409 || !strings.Contains(string(r.Body), "idempotency_in_doubt") {
+		t.Fatalf("%d %s", r.Status, r.Body)
+	}
+	if up.count() != 1 {
+		t.Fatal("forwarded again")
+	}
+	close(up.hold)
+}
+
+func TestRetentionAndBound(t *testing.T) {
+	now := int64(1_000)
+	l := open(t, memory(t), &effects{}, &now, ledger.Policy{RetentionMs: 10_000, MaxEntries: 3})
+	for _, k := range []string{"a", "b", "c", "d"} {
+		l.Do(context.Background(), "POST /o", k, post(`{}`))
+		now += 1_000
+	}
+	if l.Len() != 3 {
+		t.Fatalf("records %d, want 3 (the oldest finished one dropped)", l.Len())
+	}
+	now += 20_000
+	l.Do(context.Background(), "POST /o", "e", post(`{}`))
+	if l.Len() != 1 {
+		t.Fatalf("records %d after retention, want 1", l.Len())
+	}
+}
+
+func TestBodyTooLarge(t *testing.T) {
+	now := int64(0)
+	l := open(t, memory(t), &effects{}, &now, ledger.Policy{MaxBodyBytes: 4})
+	if r := l.Do(context.Background(), "POST /o", "k", post(`{"a":1}`)); r.Status != 413 {
+		t.Fatalf("%d", r.Status)
+	}
+}
+
+func TestFingerprintIsCanonical(t *testing.T) {
+	now := int64(0)
+	l := open(t, memory(t), &effects{}, &now, ledger.Policy{})
+	a, _ := l.Fingerprint([]byte(`{"b":1,"a":[true,null]}`))
+	b, _ := l.Fingerprint([]byte(" {\"a\" : [true, null], \"b\": 1.0}"))
+	c, _ := l.Fingerprint([]byte(`not json`))
+	if a != b || !strings.HasPrefix(a, "j:") || !strings.HasPrefix(c, "b:") || len(a) != 2+64 {
+		t.Fatalf("%s %s %s", a, b, c)
+	}
+}

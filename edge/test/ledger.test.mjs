@@ -1,0 +1,121 @@
+// The idempotency ledger in workerd: one Durable Object per principal,
+// records in SQLite, against the counting upstream.
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { startEdge, startUpstream } from "./workerd.mjs";
+
+let up, edge;
+const config = () => ({
+  upstream: up.url,
+  services: [{ name: "api", prefix: "/api/" }],
+  tokens: { "tok-alice": "alice", "tok-bob": "bob" },
+  jobs: [{ name: "collect", path: "/jobs/collect", steps: 3 }],
+});
+
+function post(path, body, { key, token = "tok-alice", raw = false } = {}) {
+  const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
+  if (key) headers["idempotency-key"] = `"${key}"`;
+  return fetch(edge.url + path, { method: "POST", headers, body: raw ? body : JSON.stringify(body) }).then(async (r) => ({
+    status: r.status, replayed: r.headers.get("idempotency-replayed") === "true", body: await r.text(),
+  }));
+}
+
+const effects = async (key) => (await up.counts())[`effects ${key}`] ?? 0;
+
+before(async () => {
+  up = await startUpstream();
+  edge = await startEdge(config());
+});
+
+after(async () => {
+  await edge?.close();
+  up?.stop();
+});
+
+test("30 concurrent POSTs with one key make one upstream effect; all get its answer", async () => {
+  await up.mode({ path: "/api/orders", delayMs: 300 });
+  const answers = await Promise.all(Array.from({ length: 30 }, () => post("/api/orders", { item: "book", qty: 1 }, { key: "k-30" })));
+  assert.equal(await effects("k-30"), 1);
+  assert.ok(answers.every((a) => a.status === 201 && a.body === answers[0].body), JSON.stringify(answers.slice(0, 3)));
+  assert.equal(answers.filter((a) => !a.replayed).length, 1);
+  await up.mode({ path: "/api/orders", delayMs: 0 });
+});
+
+test("the same body with its keys reordered is a replay; another body is 422", async () => {
+  const first = await post("/api/orders", '{"item":"pen","qty":2,"tags":["a","b"]}', { key: "k-order", raw: true });
+  assert.deepEqual([first.status, first.replayed], [201, false]);
+  const again = await post("/api/orders", '{ "tags": ["a","b"], "qty": 2, "item": "pen" }', { key: "k-order", raw: true });
+  assert.deepEqual([again.status, again.replayed, again.body], [201, true, first.body]);
+  const other = await post("/api/orders", '{"item":"pen","qty":3,"tags":["a","b"]}', { key: "k-order", raw: true });
+  assert.equal(other.status, 422);
+  const arrays = await post("/api/orders", '{"item":"pen","qty":2,"tags":["b","a"]}', { key: "k-order", raw: true });
+  assert.equal(arrays.status, 422, "arrays keep their order");
+  assert.equal(await effects("k-order"), 1);
+});
+
+test("keys are per principal, and a failed forward stays recorded", async () => {
+  assert.equal((await post("/api/orders", { a: 1 }, { key: "k-shared" })).replayed, false);
+  assert.equal((await post("/api/orders", { a: 1 }, { key: "k-shared", token: "tok-bob" })).replayed, false);
+  assert.equal(await effects("k-shared"), 2);
+
+  await up.mode({ path: "/api/fails", status: 500, body: "boom" });
+  const first = await post("/api/fails", { a: 1 }, { key: "k-fail" });
+  await up.mode({ path: "/api/fails", status: 0 });
+  const retry = await post("/api/fails", { a: 1 }, { key: "k-fail" });
+  assert.deepEqual([first.status, retry.status, retry.replayed, retry.body], [500, 500, true, "boom"]);
+  assert.equal(await effects("k-fail"), 1);
+});
+
+test("an unknown or revoked principal gets 401, never a replay", async () => {
+  await post("/api/orders", { x: 1 }, { key: "k-revoke", token: "tok-bob" });
+  assert.equal((await post("/api/orders", { x: 1 }, { key: "k-revoke", token: "nope" })).status, 401);
+  edge.setConfig({ ...config(), tokens: { "tok-alice": "alice" } }); // bob's token revoked
+  await edge.restart();
+  const a = await post("/api/orders", { x: 1 }, { key: "k-revoke", token: "tok-bob" });
+  assert.deepEqual([a.status, a.replayed], [401, false]);
+  edge.setConfig(config());
+  await edge.restart();
+  assert.equal((await post("/api/orders", { x: 1 }, { key: "k-revoke", token: "tok-bob" })).replayed, true);
+});
+
+test("kill -9 workerd mid-request and restart: the record is there, no duplicate effect", async () => {
+  await up.mode({ path: "/api/slow", delayMs: 5_000 });
+  const cut = post("/api/slow", { pay: 10 }, { key: "k-crash" }).catch((e) => e);
+  for (let i = 0; i < 200 && (await effects("k-crash")) === 0; i++) await new Promise((r) => setTimeout(r, 10));
+  assert.equal(await effects("k-crash"), 1, "the upstream got the request");
+  await edge.stop("SIGKILL");
+  assert.ok((await cut) instanceof Error, "the caller lost its answer");
+  await up.mode({ path: "/api/slow", delayMs: 0 });
+  await edge.start();
+  const retry = await post("/api/slow", { pay: 10 }, { key: "k-crash" });
+  assert.equal(retry.status, 409);
+  assert.match(retry.body, /idempotency_in_doubt/);
+  assert.equal(await effects("k-crash"), 1);
+  const m = await edge.metrics("principal=alice");
+  assert.ok(m.counters.inDoubt >= 1 && m.records > 0, JSON.stringify(m));
+  // Other keys go on as usual.
+  assert.equal((await post("/api/slow", { pay: 10 }, { key: "k-after" })).status, 201);
+});
+
+test("a job under a lease: two concurrent triggers, one run", async () => {
+  await up.mode({ path: "/jobs/collect", delayMs: 150 });
+  const trigger = () => edge.admin("/__edge/jobs/collect", { method: "POST" }).then(async (r) => ({ status: r.status, ...(await r.json()) }));
+  const [a, b] = await Promise.all([trigger(), trigger()]);
+  const ran = [a, b].filter((x) => x.ran);
+  assert.equal(ran.length, 1, JSON.stringify([a, b]));
+  assert.equal(ran[0].steps, 3);
+  assert.equal([a, b].find((x) => !x.ran).status, 409);
+  assert.equal((await up.counts())["POST /jobs/collect"], 3);
+  // Released at the end: the next trigger runs.
+  assert.equal((await trigger()).ran, true);
+  assert.equal((await up.counts())["POST /jobs/collect"], 6);
+});
+
+test("a mutation without an Idempotency-Key is forwarded as it is, each time", async () => {
+  const before = (await up.counts()).effects;
+  const a = await post("/api/notes", { n: 1 });
+  const b = await post("/api/notes", { n: 1 });
+  assert.deepEqual([a.status, b.status, b.replayed], [201, 201, false]);
+  assert.equal((await up.counts()).effects, before + 2);
+  assert.equal((await post("/api/notes", { n: 1 }, { token: "nope" })).status, 401);
+});

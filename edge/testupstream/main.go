@@ -1,0 +1,119 @@
+// Command testupstream is the upstream API of the edge's tests: it answers
+// on 127.0.0.1 and counts every request it gets, so a test can say how many
+// reached it. Its behaviour per path is switched at run time:
+//
+//	POST /__up/mode  {"path": "/api/x", "status": 429, "retryAfter": "10", "delayMs": 0, "body": "[]"}
+//	POST /__up/reset                 forget modes and counts
+//	GET  /__up/counts                {"GET /api/x": 3, "effects": 1, ...}
+//
+// Without a mode, a GET answers 200 with a small JSON body naming the path
+// and the count; a POST is an "effect" (counted under "effects") answered
+// 201 with the body it got. "delayMs" holds the answer that long (the count
+// is taken before waiting), for tests that need a request in flight.
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+type mode struct {
+	Path       string `json:"path"`
+	Status     int    `json:"status"`
+	RetryAfter string `json:"retryAfter"`
+	DelayMs    int    `json:"delayMs"`
+	Body       string `json:"body"`
+}
+
+type server struct {
+	mu     sync.Mutex
+	modes  map[string]mode
+	counts map[string]int
+}
+
+func main() {
+	addr := flag.String("addr", "127.0.0.1:0", "listen address (loopback)")
+	flag.Parse()
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	s := &server{modes: map[string]mode{}, counts: map[string]int{}}
+	fmt.Println("listening", ln.Addr().String())
+	_ = http.Serve(ln, s)
+}
+
+func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch r.URL.Path {
+	case "/__up/mode":
+		var m mode
+		if err := json.NewDecoder(r.Body).Decode(&m); err != nil {
+			http.Error(w, err.Error(), 400)
+			return
+		}
+		s.mu.Lock()
+		s.modes[m.Path] = m
+		s.mu.Unlock()
+		w.WriteHeader(204)
+		return
+	case "/__up/reset":
+		s.mu.Lock()
+		s.modes, s.counts = map[string]mode{}, map[string]int{}
+		s.mu.Unlock()
+		w.WriteHeader(204)
+		return
+	case "/__up/counts":
+		s.mu.Lock()
+		b, _ := json.Marshal(s.counts)
+		s.mu.Unlock()
+		w.Header().Set("content-type", "application/json")
+		_, _ = w.Write(b)
+		return
+	}
+	body, _ := io.ReadAll(r.Body)
+	s.mu.Lock()
+	name := r.Method + " " + r.URL.RequestURI()
+	s.counts[name]++
+	n := s.counts[name]
+	m, hasMode := s.modes[r.URL.Path]
+	if r.Method != "GET" {
+		s.counts["effects"]++
+		if k := strings.Trim(r.Header.Get("Idempotency-Key"), `"`); k != "" {
+			s.counts["effects "+k]++
+		}
+	}
+	s.mu.Unlock()
+	if m.DelayMs > 0 {
+		time.Sleep(time.Duration(m.DelayMs) * time.Millisecond)
+	}
+	w.Header().Set("content-type", "application/json")
+	w.Header().Set("cache-control", "max-age=0")
+	if hasMode && m.Status != 0 {
+		if m.RetryAfter != "" {
+			w.Header().Set("retry-after", m.RetryAfter)
+		}
+		w.WriteHeader(m.Status)
+		_, _ = io.WriteString(w, m.Body)
+		return
+	}
+	if hasMode && m.Body != "" {
+		_, _ = io.WriteString(w, m.Body)
+		return
+	}
+	if r.Method != "GET" {
+		w.WriteHeader(201)
+		_, _ = fmt.Fprintf(w, `{"effect":%d,"got":%s}`, n, strconv.Quote(string(body)))
+		return
+	}
+	_, _ = fmt.Fprintf(w, `{"path":%s,"n":%d}`, strconv.Quote(r.URL.RequestURI()), n)
+}
