@@ -1,0 +1,149 @@
+// The policies that respect the user, behind real nginx (Debian's), in
+// Chromium. nginx is the gateway: its access log is the ground truth of what
+// reached it. A small page server (pages, the built module, and a healthy
+// API) stands behind it, so the page and its API are same-origin.
+//
+// Chromium only: these are about the policies, which are Go's and the same
+// in every engine; the three-engine suites cover the engine differences.
+
+import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import { readFileSync } from "node:fs";
+import { once } from "node:events";
+import { after, before, describe, test } from "node:test";
+import { launchBrowser, sleep } from "./harness.mjs";
+import { startNginx } from "./nginx.mjs";
+
+const root = new URL("..", import.meta.url).pathname;
+const KEY = "gateway_circuit_v1";
+
+/** Pages, the module, and a healthy API: what stands behind nginx. */
+async function startPages() {
+  const server = createServer((req, res) => {
+    const url = new URL(req.url, "http://x");
+    if (url.pathname === "/page.html") {
+      const q = url.searchParams;
+      const attrs = [...q].map(([k, v]) => ` data-${k}="${v}"`).join("");
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" });
+      return res.end(`<!doctype html><meta charset="utf-8"><title>behind nginx</title>
+<script src="/gateway-circuit.js" data-wasm="/gateway-circuit.wasm" data-scope="/api/"${attrs}></script>
+<script>
+  // n queries at once, as a page's mount fires them; the statuses they got.
+  window.run = (n) => Promise.all(Array.from({ length: n }, (_, i) =>
+    gatewayCircuit.fetch("/api/items/" + i).then((r) => r.status, () => 0)));
+</script>`);
+    }
+    const file = { "/gateway-circuit.js": ["dist/gateway-circuit.js", "text/javascript"], "/gateway-circuit.wasm": ["dist/gateway-circuit.wasm", "application/wasm"] }[url.pathname];
+    if (file) {
+      res.writeHead(200, { "content-type": file[1], "cache-control": "no-store" });
+      return res.end(readFileSync(root + file[0]));
+    }
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(JSON.stringify({ path: url.pathname }));
+  });
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  return { url: `http://127.0.0.1:${server.address().port}`, stop: () => new Promise((r) => server.close(r)) };
+}
+
+let pages, browser;
+before(async () => {
+  pages = await startPages();
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+  await pages?.stop();
+});
+
+async function scenario(options, fn) {
+  const nginx = await startNginx({ upstreamUrl: pages.url, ...options });
+  const context = await browser.newContext();
+  try {
+    await fn(nginx, context);
+  } finally {
+    await context.close();
+    await nginx.stop();
+  }
+}
+
+async function open(context, nginx, query = "") {
+  const page = await context.newPage();
+  await page.goto(`${nginx.url}/page.html?${query}`);
+  await page.waitForFunction(() => gatewayCircuit.status === "ready", null, { timeout: 10_000 });
+  return page;
+}
+
+const api = (nginx) => nginx.count("/api/");
+
+describe("behind real nginx", () => {
+  test("a dead upstream (nginx's HTML 502) arms on the first load; 5 reloads send 0 requests", () =>
+    scenario({ scenario: "dead" }, async (nginx, context) => {
+      const page = await open(context, nginx);
+      const first = await page.evaluate(() => run(10));
+      assert.ok(first.every((s) => s === 502 || s === 503), `statuses ${first}`);
+      assert.equal(await page.evaluate(() => gatewayCircuit.read()?.httpStatus), 502);
+      const reached = await api(nginx);
+      assert.ok(reached >= 1 && reached <= 10, `${reached} requests on the first load`);
+      for (let i = 0; i < 5; i++) {
+        await page.reload();
+        await page.waitForFunction(() => gatewayCircuit.status === "ready");
+        const again = await page.evaluate(() => run(10));
+        assert.ok(again.every((s) => s === 503), `reload ${i}: ${again}`);
+      }
+      assert.equal(await api(nginx), reached, "no request reached nginx over 5 reloads");
+    }));
+
+  test("F5 after the TTL sends one probe, not every query; a failed probe re-arms with the TTL doubled", () =>
+    scenario({ scenario: "dead" }, async (nginx, context) => {
+      const page = await open(context, nginx, "ttl-ms=1500");
+      await page.evaluate(() => run(10));
+      const armed = await page.evaluate(() => gatewayCircuit.read());
+      assert.ok(armed, "armed");
+      const reached = await api(nginx);
+      await sleep(Math.max(0, armed.until - Date.now()) + 300);
+      await page.reload();
+      const statuses = await page.evaluate(() => run(10)); // fired at once, before the wasm is ready
+      assert.equal(await api(nginx), reached + 1, `one probe reached nginx (statuses ${statuses})`);
+      const rearmed = await page.evaluate(() => gatewayCircuit.read());
+      assert.ok(rearmed, "re-armed by the failed probe");
+      const ttl = rearmed.until - Date.now();
+      assert.ok(ttl > 1600 && ttl <= 3000, `doubled TTL, ${ttl} ms left`);
+    }));
+
+  test("a rate limiter's 503 (limit_req's default) among successes is not an outage: no circuit, the page recovers", () =>
+    scenario({ scenario: "limit503", limit: { rate: "5r/s", burst: 4 } }, async (nginx, context) => {
+      const page = await open(context, nginx);
+      const statuses = await page.evaluate(() => run(20));
+      assert.ok(statuses.includes(200) && statuses.includes(503), `a mix: ${statuses}`);
+      await sleep(300);
+      assert.equal(await page.evaluate(() => gatewayCircuit.read()), null, "not armed");
+      await sleep(1500);
+      const later = await page.evaluate(async () => {
+        const out = [];
+        for (let i = 0; i < 3; i++) out.push((await gatewayCircuit.fetch("/api/items/later" + i)).status);
+        return out;
+      });
+      assert.deepEqual(later, [200, 200, 200], "recovered within seconds");
+      assert.equal(await page.evaluate(() => sessionStorage.getItem("gateway_circuit_v1")), null);
+    }));
+
+  test("a 429 without Retry-After (limit_req_status 429) pauses briefly, visibly, and the user's retry lifts it", () =>
+    scenario({ scenario: "limit429", limit: { rate: "1r/s", burst: 1 } }, async (nginx, context) => {
+      const page = await open(context, nginx);
+      const statuses = await page.evaluate(() => run(6));
+      assert.ok(statuses.includes(429) || statuses.includes(503), `statuses ${statuses}`);
+      const blocking = await page.evaluate(() => gatewayCircuit.blocking());
+      assert.equal(blocking.pauses.length, 1, JSON.stringify(blocking));
+      const [pause] = blocking.pauses;
+      assert.equal(pause.serverAsked, false);
+      assert.ok(pause.until - Date.now() <= 10_000, `a short pause: ${pause.until - Date.now()} ms`);
+      const before = await api(nginx);
+      await sleep(1100); // the limiter's own window
+      await page.evaluate(() => gatewayCircuit.clear());
+      assert.deepEqual(await page.evaluate(() => gatewayCircuit.blocking().pauses), []);
+      const after = await page.evaluate(async () => (await gatewayCircuit.fetch("/api/items/after")).status);
+      assert.equal(after, 200);
+      assert.equal(await api(nginx), before + 1);
+    }));
+});
