@@ -21,6 +21,13 @@ beforeEach(async () => {
 
 const open = (query) => openDemo(env, query);
 
+/** Until n idempotency keys are claimed at the gateway: the requests reached it. */
+async function reached(n, timeout = 5_000) {
+  for (const end = Date.now() + timeout; (await env.gw.orders()).keys < n; await sleep(20)) {
+    if (Date.now() > end) throw new Error(`no ${n} request(s) reached the gateway in ${timeout} ms`);
+  }
+}
+
 const saves = (page, n) =>
   page
     .waitForFunction((n) => JSON.parse(document.body.dataset.saves ?? "[]").length >= n, n, { timeout: 15_000 })
@@ -76,7 +83,7 @@ describe(`exactly-once mutations in ${engine}`, () => {
     await ordersAdmin("/__admin/orders/delay", { delayMs: 1500 });
     const { page, context } = await open();
     await page.click("#save");
-    await sleep(200);
+    await reached(1); // not a fixed wait: a reload before the request left would cancel it
     await page.reload(); // the answer is lost with the page; the key is in sessionStorage
     await page.waitForFunction(() => document.body.dataset.module === "ready");
     await sleep(1600);
