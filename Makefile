@@ -76,9 +76,9 @@ test-js: node_modules/.stamp build/wasm_exec.js
 	$(ESBUILD) $$(find js/src -name '*.test.ts') --bundle --platform=node --format=esm --target=node20 --log-level=warning --outdir=build/jstest --out-extension:.js=.mjs
 	node --test build/jstest/
 
-# All of e2e/: the fault tests and the Next.js portals in Chromium, then the
-# rest once per engine (e2e/engines.mk).
-e2e: e2e-chromium e2e-engines
+# All of e2e/: the fault, Next.js and nginx tests once, then the rest once
+# per engine (e2e/engines.mk).
+e2e: e2e-once e2e-engines
 
 # The floor program and Go's wasm_exec.js, packed like dist/, for make bench.
 build/bench/manifest.json: wasm/floor/main.go $(WASM_EXEC) tools/pack-dist.mjs

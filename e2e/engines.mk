@@ -2,22 +2,22 @@
 #
 #   make e2e-engines      every portable suite once per engine in E2E_ENGINES
 #                         (e.g. make e2e-engines E2E_ENGINES=webkit); WebKit under xvfb-run
-#   make e2e-chromium     the suites that stay on Playwright/Chromium (E2E_CHROMIUM_ONLY)
+#   make e2e-once         the suites that run once: on Playwright/Chromium, or with no browser (E2E_ONCE)
 #   make engines          the browsers: Debian's firefox-esr, webkit2gtk-driver, xvfb
 #                         (and chromium), installed when root and absent
 #
-# Portable means every e2e/**/*.test.mjs but E2E_CHROMIUM_ONLY: a new suite
-# written against e2e/driver runs in all three without a line here.
+# Portable means every e2e/**/*.test.mjs but E2E_ONCE: a new suite written
+# against e2e/driver runs in all three without a line here.
 
 E2E_ENGINES ?= chromium firefox webkit
-E2E_CHROMIUM_ONLY := e2e/faults.test.mjs e2e/nextjs.test.mjs
-E2E_PORTABLE = $(filter-out $(E2E_CHROMIUM_ONLY),$(sort $(shell find e2e -name '*.test.mjs')))
+E2E_ONCE := e2e/faults.test.mjs e2e/nextjs.test.mjs e2e/nginx.test.mjs
+E2E_PORTABLE = $(filter-out $(E2E_ONCE),$(sort $(shell find e2e -name '*.test.mjs')))
 FIREFOX ?= /usr/bin/firefox-esr
 WEBKIT_WEBDRIVER ?= /usr/bin/WebKitWebDriver
 # MiniBrowser needs an X display; 24-bit, so its screenshots look like the others'.
 XVFB_RUN := xvfb-run -a -s "-screen 0 1280x1024x24"
 
-.PHONY: engines e2e-engines e2e-chromium
+.PHONY: engines e2e-engines e2e-once
 
 engines: chromium
 	@missing=""; \
@@ -42,5 +42,5 @@ e2e-engines: build engines
 	done; \
 	if [ -n "$$failed" ]; then echo "e2e: FAILED in:$$failed" >&2; exit 1; fi
 
-e2e-chromium: build build-faultwasm nextjs-build chromium
-	node --test --test-concurrency=1 $(E2E_CHROMIUM_ONLY)
+e2e-once: build build-faultwasm nextjs-build chromium nginx
+	node --test --test-concurrency=1 $(E2E_ONCE)
