@@ -76,10 +76,9 @@ test-js: node_modules/.stamp build/wasm_exec.js
 	$(ESBUILD) $$(find js/src -name '*.test.ts') --bundle --platform=node --format=esm --target=node20 --log-level=warning --outdir=build/jstest --out-extension:.js=.mjs
 	node --test build/jstest/
 
-# All of e2e/*.test.mjs: the demo page, the policies, idempotency, the
-# fault tests (with the fault wasm) and the twin Next.js portals.
-e2e: build build-faultwasm nextjs-build chromium
-	node --test --test-concurrency=1 e2e/
+# All of e2e/: the fault, Next.js and nginx tests once, then the rest once
+# per engine (e2e/engines.mk).
+e2e: e2e-once e2e-engines
 
 # The floor program and Go's wasm_exec.js, packed like dist/, for make bench.
 build/bench/manifest.json: wasm/floor/main.go $(WASM_EXEC) tools/pack-dist.mjs
@@ -99,5 +98,6 @@ clean: nextjs-clean
 -include e2e/reliability.mk
 -include e2e/contract.mk
 -include e2e/nginx.mk
+-include e2e/engines.mk
 -include demo/nextjs/nextjs.mk
 -include edge/edge.mk

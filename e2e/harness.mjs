@@ -1,6 +1,9 @@
-// Shared set-up for the Chromium end-to-end tests: a real demo gateway (Go)
-// on 127.0.0.1 and Debian's Chromium driven by playwright-core. The gateway's
-// request counts are the ground truth; nothing in the browser is mocked.
+// Shared set-up for the end-to-end tests: a real demo gateway (Go) on
+// 127.0.0.1 and a real browser. The gateway's request counts are the ground
+// truth; nothing in the browser is mocked. The portable suites drive the
+// engine E2E_ENGINE names through driver/ (gatewayAndBrowser, openDemo); the
+// Chromium-only ones (faults, Next.js, soak, bench) use playwright-core
+// directly (launchBrowser, watchedPage).
 
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -10,19 +13,12 @@ import { once } from "node:events";
 import { createInterface } from "node:readline";
 import { after, before } from "node:test";
 import { chromium } from "playwright-core";
+import { CHROMIUM_ARGS } from "./driver/chromium.mjs";
+import { injectingProxy, launch } from "./driver/index.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
 
-export const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
+export { CHROMIUM_ARGS };
 
 /** Starts build/gateway on a free loopback port. */
 export async function startGateway() {
@@ -62,23 +58,31 @@ export async function startGateway() {
 }
 
 /**
- * One demo gateway and one Chromium for a test file: started before its
- * tests, stopped after them. The returned object's gw and browser are set
- * once the file's tests run.
+ * One demo gateway and one browser of E2E_ENGINE's engine (driver/) for a
+ * test file: started before its tests, stopped after them. The returned
+ * object's gw and browser are set once the file's tests run. gw.url is the
+ * injecting proxy in front of the gateway (driver/inject.mjs: the pages get
+ * the error hook and init scripts); counts are read at the gateway itself.
  */
 export function gatewayAndBrowser() {
   const env = { gw: null, browser: null };
+  let gateway = null;
+  let proxy = null;
   before(async () => {
-    env.gw = await startGateway();
-    env.browser = await launchBrowser();
+    gateway = await startGateway();
+    proxy = await injectingProxy(gateway.url);
+    env.gw = { ...gateway, url: proxy.url };
+    env.browser = await launch();
   });
   after(async () => {
     await env.browser?.close();
-    await env.gw?.stop();
+    await proxy?.stop();
+    await gateway?.stop();
   });
   return env;
 }
 
+/** Playwright's Chromium, for the Chromium-only suites. */
 export async function launchBrowser() {
   return chromium.launch({ executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium", args: CHROMIUM_ARGS });
 }
@@ -101,10 +105,10 @@ export async function watchedPage(context) {
 /** A fresh tab (its own context) on the demo page, once the module is ready. */
 export async function openDemo(env, query = "queries=0") {
   const context = await env.browser.newContext();
-  const { page, problems } = await watchedPage(context);
+  const page = await context.newPage();
   await page.goto(`${env.gw.url}/?${query}`);
   await page.waitForFunction(() => document.body.dataset.module === "ready", null, { timeout: 10_000 });
-  return { page, problems, context };
+  return { page, context };
 }
 
 /** Waits until the demo page's queries have all settled at least once. */

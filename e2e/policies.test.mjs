@@ -1,8 +1,10 @@
-// The policies around the circuit, end to end in Chromium (issue 7), with
-// the requests counted at the demo gateway as the ground truth.
+// The policies around the circuit, end to end in each engine (driver/,
+// E2E_ENGINE), with the requests counted at the demo gateway as the ground
+// truth.
 
 import assert from "node:assert/strict";
 import { beforeEach, describe, test } from "node:test";
+import { engine } from "./driver/index.mjs";
 import { gatewayAndBrowser, openDemo, settled, sleep } from "./harness.mjs";
 
 const env = gatewayAndBrowser();
@@ -14,10 +16,10 @@ beforeEach(async () => {
 
 const open = (query) => openDemo(env, query);
 
-describe("the policies around the circuit", () => {
+describe(`the policies around the circuit in ${engine}`, () => {
   test("coalescing: 50 identical parallel GETs make 1 request; each caller reads its own body", async () => {
     await env.gw.setMode({ status: 200, delayMs: 300 });
-    const { page, problems, context } = await open();
+    const { page, context } = await open();
     const bodies = await page.evaluate(async () => {
       const responses = await Promise.all(Array.from({ length: 50 }, () => gatewayCircuit.fetch("/api/same")));
       return Promise.all(responses.map((r) => r.json()));
@@ -26,13 +28,13 @@ describe("the policies around the circuit", () => {
     assert.equal(bodies.length, 50);
     assert.ok(bodies.every((b) => b.path === "/api/same" && b.n === 1), "every caller got the one answer");
     assert.equal((await page.evaluate(() => gatewayCircuit.metrics())).coalesced, 49);
-    assert.deepEqual(problems, []);
+    assert.deepEqual(await page.problems(), []);
     await context.close();
   });
 
   test("coalescing: a waiter that aborts does not cancel the others", async () => {
     await env.gw.setMode({ status: 200, delayMs: 400 });
-    const { page, problems, context } = await open();
+    const { page, context } = await open();
     const result = await page.evaluate(async () => {
       const leaving = new AbortController();
       const leader = gatewayCircuit.fetch("/api/shared", { signal: new AbortController().signal });
@@ -46,13 +48,13 @@ describe("the policies around the circuit", () => {
     });
     assert.deepEqual(result, ["AbortError", 200, 200]);
     assert.equal(await env.gw.count("/api/"), 1);
-    assert.deepEqual(problems, []);
+    assert.deepEqual(await page.problems(), []);
     await context.close();
   });
 
   test("half-open: after the TTL, 20 mounted queries send exactly 1 probe to a gateway still down", async () => {
     await env.gw.setMode({ status: 502 });
-    const { page, problems, context } = await open("queries=20&ttl=3000");
+    const { page, context } = await open("queries=20&ttl=3000");
     await settled(page, 20);
     await page.waitForFunction(() => document.body.dataset.circuit === "armed");
     const first = await page.evaluate(() => gatewayCircuit.read());
@@ -72,13 +74,13 @@ describe("the policies around the circuit", () => {
     const ttl = rearmed.until - first.until;
     assert.ok(ttl >= 5000, `the failed probe re-armed with a doubled TTL (${ttl} ms after the first deadline)`);
     assert.equal((await page.evaluate(() => gatewayCircuit.metrics())).probes, 1);
-    assert.deepEqual(problems, []);
+    assert.deepEqual(await page.problems(), []);
     await context.close();
   });
 
   test("429 with Retry-After: 2 → one retry after at least 2 s, then the service pauses", async () => {
     await env.gw.setMode({ status: 429, retryAfter: 2 });
-    const { page, problems, context } = await open();
+    const { page, context } = await open();
     const r = await page.evaluate(async () => {
       const t = performance.now();
       const res = await gatewayCircuit.fetch("/api/limited");
@@ -98,12 +100,12 @@ describe("the policies around the circuit", () => {
     assert.equal(await env.gw.count("/api/"), 2, "the request and its one retry");
     assert.deepEqual(r.paused, [503, "cooldown"], "the whole service pauses");
     assert.equal(r.still, "cooldown");
-    assert.deepEqual(problems, []);
+    assert.deepEqual(await page.problems(), []);
     await context.close();
   });
 
   test("stale fallback: the old data, with its age, while the gateway is down", async () => {
-    const { page, problems, context } = await open("queries=1&stale=on");
+    const { page, context } = await open("queries=1&stale=on");
     await page.waitForFunction(() => document.querySelector("#queries .status.success"));
     // Copies are kept of answers the Go core saw: the first load's query may
     // have gone out before the wasm was ready.
@@ -120,13 +122,13 @@ describe("the policies around the circuit", () => {
     await page.dispatchEvent("#refetch", "click");
     await sleep(300);
     assert.equal(await env.gw.count("/api/"), 0, "while armed, the stale copy answers without the network");
-    await page.screenshot({ path: new URL("artifacts/stale-fallback.png", import.meta.url).pathname });
-    assert.deepEqual(problems, []);
+    await page.screenshot(new URL(`artifacts/stale-fallback-${engine}.png`, import.meta.url).pathname);
+    assert.deepEqual(await page.problems(), []);
     await context.close();
   });
 
   test("negative cache: a failing GET asked on every render for 30 s reaches the gateway once", async () => {
-    const { page, problems, context } = await open("queries=0&stale=on");
+    const { page, context } = await open("queries=0&stale=on");
     const ok = await page.evaluate(async () => (await gatewayCircuit.fetch("/api/profile")).status);
     assert.equal(ok, 200);
     await page.waitForFunction(() => gatewayCircuit.diagnostics().staleCopies === 1);
@@ -146,12 +148,12 @@ describe("the policies around the circuit", () => {
     assert.equal(await env.gw.count("/api/"), 1, "30 s of renders, one request");
     assert.ok(r.stale > 100, `renders got the stale copy (${r.stale})`);
     assert.equal(r.other, 0);
-    assert.deepEqual(problems, []);
+    assert.deepEqual(await page.problems(), []);
     await context.close();
   });
 
   test("adaptive TTL (opt-in): a GET that keeps answering empty is asked less often", async () => {
-    const { page, problems, context } = await open("queries=0&empty=on");
+    const { page, context } = await open("queries=0&empty=on");
     const r = await page.evaluate(async () => {
       const markers = [];
       for (let i = 0; i < 23; i++) {
@@ -166,13 +168,13 @@ describe("the policies around the circuit", () => {
     assert.deepEqual(r.markers.slice(0, 3), [null, null, null]);
     assert.ok(r.markers.slice(3).every((m) => m === "cached"), r.markers.join());
     assert.equal(r.metrics.emptyReused, 20);
-    assert.deepEqual(problems, []);
+    assert.deepEqual(await page.problems(), []);
     await context.close();
   });
 
   test("a 429 pause survives F5: the reloaded page's queries do not reach the gateway", async () => {
     await env.gw.setMode({ status: 429 }); // no Retry-After: 300 s
-    const { page, problems, context } = await open("queries=0");
+    const { page, context } = await open("queries=0");
     const first = await page.evaluate(async () => (await gatewayCircuit.fetch("/api/limited")).status);
     assert.equal(first, 429);
     await env.gw.reset();
@@ -183,7 +185,7 @@ describe("the policies around the circuit", () => {
     assert.equal(await env.gw.count("/api/"), 0, "the pause the server asked for held across reloads");
     const detail = await page.textContent("#queries tr:first-child .detail");
     assert.equal(detail, "GATEWAY_CIRCUIT_OPEN 429");
-    assert.deepEqual(problems, []);
+    assert.deepEqual(await page.problems(), []);
     await context.close();
   });
 });

@@ -1,0 +1,35 @@
+// Firefox ESR (Debian's) through puppeteer-core over WebDriver BiDi. No
+// display needed. (Playwright needs its own patched Firefox, which cannot be
+// downloaded here.)
+
+import puppeteer from "puppeteer-core";
+
+export async function launch() {
+  const browser = await puppeteer.launch({
+    browser: "firefox",
+    executablePath: process.env.FIREFOX ?? "/usr/bin/firefox-esr",
+    headless: true,
+    protocolTimeout: 120_000,
+  });
+  return {
+    version: (await browser.version()).replace(/^firefox\//i, ""),
+    newContext: async () => {
+      const context = await browser.createBrowserContext();
+      return { newPage: async () => wrap(await context.newPage()), close: () => context.close() };
+    },
+    close: () => browser.close(),
+  };
+}
+
+function wrap(page) {
+  page.setDefaultTimeout(30_000);
+  return {
+    goto: (url) => page.goto(url).then(() => {}),
+    reload: () => page.reload().then(() => {}),
+    evaluate: (fn, arg) => page.evaluate(fn, arg),
+    waitForFunction: (fn, arg, timeout) => page.waitForFunction(fn, { timeout }, arg).then((h) => h.dispose()),
+    click: (selector) => page.click(selector),
+    screenshot: (path) => page.screenshot({ path }).then(() => {}),
+    close: () => page.close(),
+  };
+}

@@ -1,0 +1,46 @@
+# The e2e suites in three engines (e2e/driver/): Chromium, Firefox ESR, WebKitGTK.
+#
+#   make e2e-engines      every portable suite once per engine in E2E_ENGINES
+#                         (e.g. make e2e-engines E2E_ENGINES=webkit); WebKit under xvfb-run
+#   make e2e-once         the suites that run once: on Playwright/Chromium, or with no browser (E2E_ONCE)
+#   make engines          the browsers: Debian's firefox-esr, webkit2gtk-driver, xvfb
+#                         (and chromium), installed when root and absent
+#
+# Portable means every e2e/**/*.test.mjs but E2E_ONCE: a new suite written
+# against e2e/driver runs in all three without a line here.
+
+E2E_ENGINES ?= chromium firefox webkit
+E2E_ONCE := e2e/faults.test.mjs e2e/nextjs.test.mjs e2e/nginx.test.mjs
+E2E_PORTABLE = $(filter-out $(E2E_ONCE),$(sort $(shell find e2e -name '*.test.mjs')))
+FIREFOX ?= /usr/bin/firefox-esr
+WEBKIT_WEBDRIVER ?= /usr/bin/WebKitWebDriver
+# MiniBrowser needs an X display; 24-bit, so its screenshots look like the others'.
+XVFB_RUN := xvfb-run -a -s "-screen 0 1280x1024x24"
+
+.PHONY: engines e2e-engines e2e-once
+
+engines: chromium
+	@missing=""; \
+	[ -x $(FIREFOX) ] || missing="$$missing firefox-esr"; \
+	[ -x $(WEBKIT_WEBDRIVER) ] || missing="$$missing webkit2gtk-driver"; \
+	command -v xvfb-run >/dev/null && command -v xauth >/dev/null || missing="$$missing xvfb xauth"; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing Debian's$$missing"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	  else echo "missing:$$missing: run 'sudo apt-get install$$missing'" >&2; exit 1; fi; \
+	fi
+
+# Each engine runs to the end; the target fails if any engine failed.
+E2E_RUN = node --test --test-concurrency=1 $(E2E_PORTABLE)
+e2e-engines: build engines
+	@failed=""; for engine in $(E2E_ENGINES); do \
+	  echo "e2e in $$engine: $(E2E_PORTABLE)"; start=$$(date +%s); \
+	  if [ $$engine = webkit ]; then E2E_ENGINE=webkit $(XVFB_RUN) $(E2E_RUN) || failed="$$failed webkit"; \
+	  else E2E_ENGINE=$$engine $(E2E_RUN) || failed="$$failed $$engine"; fi; \
+	  echo "e2e in $$engine: $$(( $$(date +%s) - start )) s"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "e2e: FAILED in:$$failed" >&2; exit 1; fi
+
+e2e-once: build build-faultwasm nextjs-build chromium nginx
+	node --test --test-concurrency=1 $(E2E_ONCE)
