@@ -112,7 +112,7 @@ describe(`the policies around the circuit in ${engine}`, () => {
     await page.dispatchEvent("#refetch", "click");
     await page.waitForFunction(() => gatewayCircuit.diagnostics().staleCopies === 1);
     await env.gw.setMode({ status: 502 });
-    await sleep(1100);
+    await sleep(3100); // the trip rule: no success within its 3 s window
     await page.dispatchEvent("#refetch", "click");
     await page.waitForFunction(() => document.querySelector("#queries tr[data-stale=true]"), null, { timeout: 10_000 });
     const detail = await page.textContent("#queries tr .detail");
@@ -127,8 +127,8 @@ describe(`the policies around the circuit in ${engine}`, () => {
     await context.close();
   });
 
-  test("negative cache: a failing GET asked on every render for 30 s reaches the gateway once", async () => {
-    const { page, context } = await open("queries=0&stale=on");
+  test("negative cache (always): a failing GET asked on every render for 30 s reaches the gateway once", async () => {
+    const { page, context } = await open("queries=0&stale=on&negative=always");
     const ok = await page.evaluate(async () => (await gatewayCircuit.fetch("/api/profile")).status);
     assert.equal(ok, 200);
     await page.waitForFunction(() => gatewayCircuit.diagnostics().staleCopies === 1);

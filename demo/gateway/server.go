@@ -83,21 +83,22 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.Serve
 // pageParams are the demo page's knobs, taken from its query string so that
 // a reload keeps them.
 type pageParams struct {
-	Wasm, Scope, TTL, MaxTTL, Trip, Stale, Empty string
-	Queries                                      int
+	Wasm, Scope, TTL, MaxTTL, Trip, Stale, Empty, Negative string
+	Queries                                                int
 }
 
 func (s *Server) servePage(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	p := pageParams{
-		Wasm:    or(q.Get("wasm"), "/gateway-circuit.wasm"),
-		Scope:   or(q.Get("scope"), "/api/"),
-		TTL:     q.Get("ttl"),
-		MaxTTL:  q.Get("maxTtl"),
-		Trip:    q.Get("trip"),
-		Stale:   q.Get("stale"),
-		Empty:   q.Get("empty"),
-		Queries: 6,
+		Wasm:     or(q.Get("wasm"), "/gateway-circuit.wasm"),
+		Scope:    or(q.Get("scope"), "/api/"),
+		TTL:      q.Get("ttl"),
+		MaxTTL:   q.Get("maxTtl"),
+		Trip:     q.Get("trip"),
+		Stale:    q.Get("stale"),
+		Empty:    q.Get("empty"),
+		Negative: q.Get("negative"),
+		Queries:  6,
 	}
 	if n, err := strconv.Atoi(q.Get("queries")); err == nil && n >= 0 && n <= 200 {
 		p.Queries = n

@@ -30,7 +30,9 @@ import (
 //	data-stale            off                 serve the last good copy of a GET when the gateway fails
 //	data-stale-max-ms     3600000             > 0: how old a stale copy may be
 //	data-coalesce         on                  identical in-flight GETs share one request
-//	data-negative-cache   on                  a failed GET is not asked again for a while
+//	data-negative-cache   on                  a failed GET is not asked again for a while — "on": only in
+//	                                          the 30 s after an outage ended (a flaky API never looks
+//	                                          worse than without the module), "always": every failure
 //	data-cooldown         on                  a 429 pauses the service
 //	data-probe            on                  one half-open probe when the circuit's time is up
 //	data-idempotency      on                  idempotency keys on in-scope mutations
@@ -47,7 +49,7 @@ var settings = []setting{
 	{"stale", "data-stale", "off", onOff},
 	{"staleMaxMs", "data-stale-max-ms", strconv.Itoa(stale.DefaultMaxStaleMs), millis},
 	{"coalesce", "data-coalesce", "on", onOff},
-	{"negativeCache", "data-negative-cache", "on", onOff},
+	{"negativeCache", "data-negative-cache", "on", onOffAlways},
 	{"cooldown", "data-cooldown", "on", onOff},
 	{"probe", "data-probe", "on", onOff},
 	{"idempotency", "data-idempotency", "on", onOff},
@@ -61,6 +63,7 @@ const (
 	count
 	statuses
 	onOff
+	onOffAlways
 )
 
 type setting struct {
@@ -127,7 +130,8 @@ func ParseAttributes(text string) (p Policy, options string, warnings []string) 
 	p.Stale.Enabled = on("stale")
 	p.Stale.MaxStaleMs = ms(values["staleMaxMs"])
 	p.Coalesce.Disabled = !on("coalesce")
-	p.Negative.Disabled = !on("negativeCache")
+	p.Negative.Disabled = values["negativeCache"] == "off"
+	p.Negative.Always = values["negativeCache"] == "always"
 	p.Cooldown.Disabled = !on("cooldown")
 	p.Probe.Disabled = !on("probe")
 	p.IdempotencyOff = !on("idempotency")
@@ -174,10 +178,17 @@ func (k kind) check(v string) (string, string) {
 		return strings.Join(parts, ","), ""
 	default:
 		switch strings.ToLower(v) {
+		case "always":
+			if k == onOffAlways {
+				return "always", ""
+			}
 		case "on", "true":
 			return "on", ""
 		case "off", "false":
 			return "off", ""
+		}
+		if k == onOffAlways {
+			return "", "is not on, off or always"
 		}
 		return "", "is not on or off"
 	}

@@ -170,7 +170,7 @@ export function readGoOptions(frame: string, o: ResolvedOptions): { options: Res
       stale: on("stale", o.stale),
       staleMaxMs: num("staleMaxMs", o.staleMaxMs),
       coalesce: on("coalesce", o.coalesce),
-      negativeCache: on("negativeCache", o.negativeCache),
+      negativeCache: v.negativeCache ? v.negativeCache !== "off" : o.negativeCache,
       cooldown: on("cooldown", o.cooldown),
       probe: on("probe", o.probe),
       idempotency: on("idempotency", o.idempotency),
