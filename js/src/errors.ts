@@ -62,25 +62,20 @@ export function isCircuitOpenError(e: unknown): e is GatewayHttpError & { circui
   return isGatewayError(e) && e.circuitOpen === true;
 }
 
-export type IdempotencyErrorCode =
-  | "IDEMPOTENCY_LEDGER_FULL"
-  | "IDEMPOTENCY_BODY_TOO_LARGE"
-  | "IDEMPOTENCY_BODY_TOO_DEEP"
-  | "IDEMPOTENCY_BAD_KEY";
+/**
+ * The one refusal left: the app's own Idempotency-Key is malformed. Limits
+ * the app did not choose (a body too large or too deep to fingerprint, a
+ * full ledger) never refuse: such a mutation is sent without a key.
+ */
+export type IdempotencyErrorCode = "IDEMPOTENCY_BAD_KEY";
 
 const IDEMPOTENCY_CODES: Partial<Record<Code, IdempotencyErrorCode>> = {
-  [Code.LedgerFull]: "IDEMPOTENCY_LEDGER_FULL",
-  [Code.BodyTooBig]: "IDEMPOTENCY_BODY_TOO_LARGE",
-  [Code.BodyDeep]: "IDEMPOTENCY_BODY_TOO_DEEP",
   [Code.BadKey]: "IDEMPOTENCY_BAD_KEY",
 };
 
 /**
- * A mutation the module would not send, because it could not keep the
- * "one action, at most one effect" promise: the ledger of actions is full
- * (of actions still pending or failed), the body is too large (1 MiB) or too
- * deep (64) to fingerprint, or the app's Idempotency-Key is malformed. Nothing
- * reached the network.
+ * A mutation the module would not send: the app's own Idempotency-Key is
+ * malformed (not a key the IETF draft allows). Nothing reached the network.
  */
 export class GatewayIdempotencyError extends Error {
   override readonly name = "GatewayIdempotencyError";

@@ -65,9 +65,9 @@ export async function sendMutation(
     return p;
   };
   // A body that cannot be fingerprinted (a stream, FormData, over 1 MiB or
-  // nested deeper than 64) is sent as it is, without a key: a limit the caller
-  // did not choose is never a refusal.
-  if (!sub || sub.code === Code.IdemOff || sub.code === Code.BodyTooBig || sub.code === Code.BodyDeep) return plain();
+  // nested deeper than 64), or any limit the caller did not choose: sent as
+  // it is, without a key, never refused.
+  if (!sub || (sub.code < 0 && sub.code !== Code.BadKey && sub.code !== Code.KeyReused)) return plain();
   if (sub.code < 0 || sub.code === Idem.Join) {
     core.call((e) => e.abort(ticket)); // nothing goes out for this call
     release();
