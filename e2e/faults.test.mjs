@@ -78,7 +78,9 @@ async function open({ query = {}, init, sandbox = false } = {}) {
   page.on("console", (m) => {
     if (m.type() === "error" && !m.text().startsWith("Failed to load resource")) seen.push(`console.error: ${m.text()}`);
   });
-  const qs = new URLSearchParams({ scope: "/fault/", ...query });
+  // A 1 ms trip window: these tests are about faults, not the trip rule, so a
+  // trip status arms even right after a success.
+  const qs = new URLSearchParams({ scope: "/fault/", tripWindow: "1", ...query });
   await page.goto(`${gw.url}/fault/${sandbox ? "sandbox" : "page"}?${qs}`);
   const frame = sandbox ? page.frames().find((f) => f !== page.mainFrame()) : page.mainFrame();
   await frame.waitForFunction(() => window.gatewayCircuit && gatewayCircuit.status !== "loading", null, { timeout: 10_000 });

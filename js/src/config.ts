@@ -55,7 +55,8 @@ export type DataAttributes = Partial<
     | "cooldown"
     | "probe"
     | "idempotency"
-    | "emptyTtl",
+    | "emptyTtl"
+    | "load",
     string
   >
 >;

@@ -98,10 +98,15 @@ export class FrameTooLarge extends Error {}
  * Fetches, compiles and starts the wasm, then hands it the attributes; the
  * result carries Go's Options frame (the options in force, and warnings).
  */
-export async function loadEngine(wasmUrl: string, attributes: string, fetchFn: typeof fetch): Promise<{ engine: Engine; options: string }> {
+export async function loadEngine(
+  wasmUrl: string,
+  attributes: string,
+  fetchFn: typeof fetch,
+  priority: "high" | "low" | "auto" = "auto",
+): Promise<{ engine: Engine; options: string }> {
   const go = newGo();
   if (!go) throw new Error("Go's wasm_exec.js runtime is missing");
-  const res = await fetchFn(wasmUrl, { credentials: "same-origin" });
+  const res = await fetchFn(wasmUrl, { credentials: "same-origin", priority } as RequestInit);
   if (!res.ok) throw new Error(`${wasmUrl}: HTTP ${res.status}`);
   const { instance } = (res.headers.get("content-type") ?? "").startsWith("application/wasm")
     ? await WebAssembly.instantiateStreaming(res, go.importObject)

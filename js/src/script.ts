@@ -6,6 +6,7 @@
 import "./goruntime.js"; // first: it records the page's globals before wasm_exec.js runs
 import "../../build/wasm_exec.js";
 import { RELOAD, createGatewayCircuit } from "./circuit.js";
+import { loadEngine } from "./engine.js";
 import { type DataAttributes, readOptions } from "./config.js";
 import { takeGoGlobals } from "./goruntime.js";
 import { sessionStorageOf } from "./storage.js";
@@ -25,19 +26,40 @@ if (!g.gatewayCircuit) {
   const data = { ...(script?.dataset ?? {}) } as DataAttributes;
   const { options, problems } = readOptions(data, document.baseURI, script?.src);
   for (const p of problems) console.warn(`[gatewaycircuit] ${p}`);
+  const nativeFetch = globalThis.fetch.bind(globalThis);
   g.gatewayCircuit = createGatewayCircuit(
     options,
     {
-      fetch: globalThis.fetch.bind(globalThis),
+      fetch: nativeFetch,
       storage: sessionStorageOf(globalThis),
       baseUrl: () => document.baseURI,
       // A monotonic clock: a wall clock set back by an hour must not hold the circuit for an hour.
       now: () => Math.floor(performance.timeOrigin + performance.now()),
+      // The pre-ready gate makes the module correct before the wasm runs, so
+      // the wasm waits for the page: fetched at low priority once the page
+      // has loaded and is idle, unless data-load="eager".
+      start:
+        options.wasmUrl && data.load !== "eager"
+          ? (attributes) => afterLoad().then(() => loadEngine(options.wasmUrl!, attributes, nativeFetch, "low"))
+          : undefined,
     },
     data,
   );
   // A page restored by Back/Forward keeps its memory: the stored state is read again.
   addEventListener("pageshow", (e) => {
     if (e.persisted) (g.gatewayCircuit as unknown as Record<symbol, () => void>)[RELOAD]?.();
+  });
+}
+
+/** Resolves once the page has loaded and the main thread is idle (at most 1 s after load). */
+function afterLoad(): Promise<void> {
+  const idle = (resolve: () => void) => {
+    const ric = (globalThis as { requestIdleCallback?: (f: () => void, o: { timeout: number }) => void }).requestIdleCallback;
+    if (ric) ric(resolve, { timeout: 1000 });
+    else setTimeout(resolve, 0);
+  };
+  return new Promise((resolve) => {
+    if (document.readyState === "complete") idle(resolve);
+    else addEventListener("load", () => idle(resolve), { once: true });
   });
 }
