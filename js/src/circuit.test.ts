@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { FakeEngine, Kind, Quiet, type Script } from "../test/fake-engine.js";
-import { createGatewayCircuit } from "./circuit.js";
+import { createGatewayCircuit, withoutQueries } from "./circuit.js";
 import { readOptions } from "./config.js";
 
 const base = "http://app.test/page";
@@ -259,4 +259,11 @@ test("forget (logout): a request in flight is not joined by the next user", asyn
   assert.equal(await (await alice).text(), "alice");
   assert.equal(await (await bob).text(), "bob");
   assert.ok(engine.calls.includes("forget"));
+});
+
+test("warnings never print a URL's query string", () => {
+  assert.equal(
+    withoutQueries("https://cdn.test/gc.wasm?token=secret: HTTP 404 (and /x.wasm?k=1)"),
+    "https://cdn.test/gc.wasm?…: HTTP 404 (and /x.wasm?…)",
+  );
 });

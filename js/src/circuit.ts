@@ -38,6 +38,11 @@ export interface Environment {
 
 const noop = () => {};
 
+/** A message with the query strings of its URLs cut: they can carry secrets. */
+export function withoutQueries(message: string): string {
+  return message.replace(/(\bhttps?:\/\/[^\s?#]*|\/[^\s?#]*)\?(?:[^\s)#:]|:(?!\s))*/g, "$1?…");
+}
+
 /** How long a mutation made before the wasm runs waits for it. */
 const HOLD_MS = 3000;
 
@@ -94,7 +99,7 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
     status = "fallback";
     lastError = err instanceof Error ? err : new Error(String(err));
     console.warn(
-      `[gatewaycircuit] the wasm is not running (${lastError.message}); the stored circuit is still honoured, but responses no longer arm it`,
+      `[gatewaycircuit] the wasm is not running (${withoutQueries(lastError.message)}); the stored circuit is still honoured, but responses no longer arm it`,
     );
     // Whoever waits on the Go side's decisions goes again, through the gate.
     for (const id of [...probeWaiters.keys()]) releaseProbe(id);

@@ -66,3 +66,9 @@ test("retry: never an open circuit, a trip status or a 4xx; others up to 3 times
   assert.equal(retry(3, err(500)), false);
   assert.equal(retry(1, new TypeError("Failed to fetch")), true);
 });
+
+test("retry never retries a refused mutation", async () => {
+  const { GatewayIdempotencyError } = await import("./errors.js");
+  const retry = createRetry([502, 503, 504]);
+  assert.equal(retry(0, new GatewayIdempotencyError(-7, "bad key")), false);
+});

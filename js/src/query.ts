@@ -52,6 +52,8 @@ export function createFetchJSON(fetchFn: typeof fetch): FetchJSON {
 export function createRetry(tripStatuses: readonly number[], maxRetries = 3) {
   return (failureCount: number, error: unknown): boolean => {
     if (isGatewayError(error)) {
+      // A refused mutation (GatewayIdempotencyError) would be refused again.
+      if (typeof error.httpStatus !== "number") return false;
       if (error.circuitOpen || tripStatuses.includes(error.httpStatus)) return false;
       if (error.httpStatus >= 400 && error.httpStatus < 500 && error.httpStatus !== 408) return false;
     }

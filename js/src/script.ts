@@ -5,7 +5,7 @@
 
 import "./goruntime.js"; // first: it records the page's globals before wasm_exec.js runs
 import "../../build/wasm_exec.js";
-import { RELOAD, createGatewayCircuit } from "./circuit.js";
+import { RELOAD, createGatewayCircuit, withoutQueries } from "./circuit.js";
 import { loadEngine } from "./engine.js";
 import { type DataAttributes, readOptions } from "./config.js";
 import { takeGoGlobals } from "./goruntime.js";
@@ -20,12 +20,19 @@ declare global {
 
 takeGoGlobals();
 
-const g = globalThis as unknown as { gatewayCircuit?: GatewayCircuit };
-if (!g.gatewayCircuit) {
-  const script = document.currentScript as HTMLScriptElement | null;
-  const data = { ...(script?.dataset ?? {}) } as DataAttributes;
+const g = globalThis as unknown as { gatewayCircuit?: GatewayCircuit } & Record<symbol, string>;
+const FIRST = Symbol.for("gatewaycircuit.attributes");
+const script = document.currentScript as HTMLScriptElement | null;
+const data = { ...(script?.dataset ?? {}) } as DataAttributes;
+if (g.gatewayCircuit) {
+  // One circuit per page: a second tag changes nothing, and says so when it asked for other settings.
+  if (g[FIRST] !== undefined && g[FIRST] !== JSON.stringify(data)) {
+    console.warn("[gatewaycircuit] a second script tag with other data-* settings was ignored: the first tag's settings are in force");
+  }
+} else {
+  g[FIRST] = JSON.stringify(data);
   const { options, problems } = readOptions(data, document.baseURI, script?.src);
-  for (const p of problems) console.warn(`[gatewaycircuit] ${p}`);
+  for (const p of problems) console.warn(`[gatewaycircuit] ${withoutQueries(p)}`);
   const nativeFetch = globalThis.fetch.bind(globalThis);
   g.gatewayCircuit = createGatewayCircuit(
     options,
