@@ -176,6 +176,9 @@ func gcIdemBegin(nowMs float64, n int32, r0, r1, r2, r3 int32) int32 {
 	method, rest, _ := strings.Cut(text(n), "\n")
 	url, rest, _ := strings.Cut(rest, "\n")
 	given, headers, _ := strings.Cut(rest, "\n")
+	if !g.KeysFor(url) {
+		return abi.CodeIdemOff // another origin, not opted in: sent without a key
+	}
 	op := guard.Operation(method, url, headers)
 	var random [16]byte
 	for i, r := range [4]int32{r0, r1, r2, r3} {

@@ -35,7 +35,10 @@ import (
 //	                                          worse than without the module), "always": every failure
 //	data-cooldown         on                  a 429 pauses the service
 //	data-probe            on                  one half-open probe when the circuit's time is up
-//	data-idempotency      on                  idempotency keys on in-scope mutations
+//	data-idempotency      on                  idempotency keys on in-scope mutations to the page's own
+//	                                          origin — "cross-origin": to other origins in scope too
+//	                                          (Idempotency-Key is not CORS-safelisted: the API must
+//	                                          allow it in a preflight); "off"
 //	data-empty-ttl        off                 GETs that keep answering empty are cached longer
 //
 // Switches take "on" or "off" ("true" and "false" too), in any case.
@@ -52,7 +55,7 @@ var settings = []setting{
 	{"negativeCache", "data-negative-cache", "on", onOffAlways},
 	{"cooldown", "data-cooldown", "on", onOff},
 	{"probe", "data-probe", "on", onOff},
-	{"idempotency", "data-idempotency", "on", onOff},
+	{"idempotency", "data-idempotency", "on", onOffCrossOrigin},
 	{"emptyTtl", "data-empty-ttl", "off", onOff},
 }
 
@@ -64,6 +67,7 @@ const (
 	statuses
 	onOff
 	onOffAlways
+	onOffCrossOrigin
 )
 
 type setting struct {
@@ -134,7 +138,9 @@ func ParseAttributes(text string) (p Policy, options string, warnings []string) 
 	p.Negative.Always = values["negativeCache"] == "always"
 	p.Cooldown.Disabled = !on("cooldown")
 	p.Probe.Disabled = !on("probe")
-	p.IdempotencyOff = !on("idempotency")
+	p.IdempotencyOff = values["idempotency"] == "off"
+	p.IdempotencyCrossOrigin = values["idempotency"] == "cross-origin"
+	p.PageOrigin = given["pageOrigin"]
 	p.Empty.Enabled = on("emptyTtl")
 
 	var b strings.Builder
@@ -182,6 +188,10 @@ func (k kind) check(v string) (string, string) {
 			if k == onOffAlways {
 				return "always", ""
 			}
+		case "cross-origin":
+			if k == onOffCrossOrigin {
+				return "cross-origin", ""
+			}
 		case "on", "true":
 			return "on", ""
 		case "off", "false":
@@ -189,6 +199,9 @@ func (k kind) check(v string) (string, string) {
 		}
 		if k == onOffAlways {
 			return "", "is not on, off or always"
+		}
+		if k == onOffCrossOrigin {
+			return "", "is not on, off or cross-origin"
 		}
 		return "", "is not on or off"
 	}

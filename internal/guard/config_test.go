@@ -86,3 +86,28 @@ func FuzzParseAttributes(f *testing.F) {
 		}
 	})
 }
+
+// Idempotency-Key is not CORS-safelisted: keys go to the page's own origin
+// unless the app opts in for the other origins of its scope.
+func TestIdempotencyKeysStayOnThePagesOrigin(t *testing.T) {
+	for _, tc := range []struct {
+		attrs string
+		url   string
+		want  bool
+	}{
+		{"", "https://app.test/api/orders", true},
+		{"", "https://api.test/orders", false},
+		{"", "https://app.test.evil/api/orders", false},
+		{"idempotency=cross-origin\n", "https://api.test/orders", true},
+		{"idempotency=off\n", "https://app.test/api/orders", false},
+	} {
+		p, _, _ := guard.ParseAttributes(tc.attrs + "scope=https://app.test/api/\nscope=https://api.test/\npageOrigin=https://app.test\n")
+		g, err := guard.New(p, store.NewMemory())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := g.KeysFor(tc.url); got != tc.want {
+			t.Errorf("%q %s: keys %v, want %v", tc.attrs, tc.url, got, tc.want)
+		}
+	}
+}

@@ -42,6 +42,12 @@ type Policy struct {
 	Idempotency idempotency.Policy `json:"idempotency"`
 	// IdempotencyOff sends mutations without keys.
 	IdempotencyOff bool `json:"idempotencyOff"`
+	// IdempotencyCrossOrigin adds keys to in-scope mutations to other
+	// origins too. Off by default: Idempotency-Key is not a CORS-safelisted
+	// header, so such a mutation needs a preflight the API may refuse.
+	IdempotencyCrossOrigin bool `json:"idempotencyCrossOrigin"`
+	// PageOrigin is the page's origin ("https://app.example"), for the rule above.
+	PageOrigin string `json:"pageOrigin"`
 }
 
 // MaxInFlight bounds the requests a Guard tracks between Begin and Finish.
@@ -120,6 +126,7 @@ type Guard struct {
 	// kept, without that, for the adaptive TTL of empty results.
 	staleFallback bool
 
+	policy       Policy // as given (each policy keeps its defaulted copy)
 	store        store.Store
 	cooldownSeen uint64 // cooldown version last written to the store
 
@@ -134,7 +141,7 @@ func New(p Policy, s store.Store) (*Guard, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &Guard{breaker: b, keyRule: p.Coalesce.WithDefaults(), tickets: map[uint32]*ticket{}, store: s}
+	g := &Guard{breaker: b, keyRule: p.Coalesce.WithDefaults(), tickets: map[uint32]*ticket{}, store: s, policy: p}
 	if g.cooldown, err = cooldown.New(p.Cooldown); err != nil {
 		return nil, err
 	}
@@ -162,6 +169,17 @@ func New(p Policy, s store.Store) (*Guard, error) {
 		}
 	}
 	return g, nil
+}
+
+// KeysFor reports whether an in-scope mutation to url carries an
+// Idempotency-Key: the page's own origin always, others only when opted in.
+func (g *Guard) KeysFor(url string) bool {
+	if g.ledger == nil {
+		return false
+	}
+	o := g.policy.PageOrigin
+	return g.policy.IdempotencyCrossOrigin || o == "" ||
+		(strings.HasPrefix(url, o) && (len(url) == len(o) || url[len(o)] == '/' || url[len(o)] == '?' || url[len(o)] == '#'))
 }
 
 // Ledger is the idempotency ledger of mutations, or nil when it is off.

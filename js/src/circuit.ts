@@ -38,6 +38,14 @@ export interface Environment {
 
 const noop = () => {};
 
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return "";
+  }
+}
+
 /** A message with the query strings of its URLs cut: they can carry secrets. */
 export function withoutQueries(message: string): string {
   return message.replace(/(\bhttps?:\/\/[^\s?#]*|\/[^\s?#]*)\?(?:[^\s)#:]|:(?!\s))*/g, "$1?…");
@@ -390,9 +398,9 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
 
   const ready: Promise<void> = (
     env.start
-      ? env.start(attributesText(data, o))
+      ? env.start(attributesText(data, o, originOf(env.baseUrl())))
       : o.wasmUrl
-        ? loadEngine(o.wasmUrl, attributesText(data, o), nativeFetch)
+        ? loadEngine(o.wasmUrl, attributesText(data, o, originOf(env.baseUrl())), nativeFetch)
         : Promise.reject(new Error("no wasm configured"))
   ).then(
     ({ engine: e, options: frame }) => {

@@ -70,7 +70,7 @@ test("the pre-ready reader follows Go's rules: the shared attribute vectors", ()
       tripStatuses: options.tripStatuses.join(","),
       staleMaxMs: String(options.staleMaxMs),
     };
-    for (const k of ["stale", "coalesce", "cooldown", "probe", "idempotency", "emptyTtl"] as const) {
+    for (const k of ["stale", "coalesce", "cooldown", "probe", "emptyTtl"] as const) {
       asText[k] = options[k] ? "on" : "off";
     }
     for (const [k, want] of Object.entries(v.options)) {

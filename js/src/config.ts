@@ -139,13 +139,14 @@ export function readOptions(
  * The Config frame for Go: the attributes as given (one line each, newlines
  * flattened), with data-scope replaced by its resolved prefixes.
  */
-export function attributesText(data: DataAttributes, o: ResolvedOptions): string {
+export function attributesText(data: DataAttributes, o: ResolvedOptions, pageOrigin = ""): string {
   let text = "";
   for (const [k, v] of Object.entries(data)) {
     if (k === "scope" || k === "wasm" || typeof v !== "string") continue;
     text += `${k}=${v.replace(/[\r\n]/g, " ")}\n`;
   }
   for (const s of o.scope) text += `scope=${s}\n`;
+  if (pageOrigin) text += `pageOrigin=${pageOrigin}\n`;
   return text;
 }
 
@@ -174,7 +175,7 @@ export function readGoOptions(frame: string, o: ResolvedOptions): { options: Res
       negativeCache: v.negativeCache ? v.negativeCache !== "off" : o.negativeCache,
       cooldown: on("cooldown", o.cooldown),
       probe: on("probe", o.probe),
-      idempotency: on("idempotency", o.idempotency),
+      idempotency: v.idempotency ? v.idempotency !== "off" : o.idempotency,
       emptyTtl: on("emptyTtl", o.emptyTtl),
     },
     warnings,
