@@ -17,7 +17,14 @@ const encoder = new TextEncoder();
 async function bodyBytes(input: RequestInfo | URL, init: RequestInit | undefined, req: Described): Promise<Uint8Array | null> {
   const b = init?.body;
   if (b === undefined || b === null) {
-    return req.requestBody ? new Uint8Array(await (input as Request).clone().arrayBuffer()) : new Uint8Array(0);
+    if (!req.requestBody) return new Uint8Array(0);
+    // A Request's FormData body: its boundary makes it unfit for a key.
+    if (/^multipart\/form-data/i.test((input as Request).headers.get("content-type") ?? "")) return null;
+    try {
+      return new Uint8Array(await (input as Request).clone().arrayBuffer());
+    } catch {
+      return null; // a body that cannot be read twice is sent as it is
+    }
   }
   if (typeof b === "string") return encoder.encode(b);
   if (b instanceof URLSearchParams) return encoder.encode(b.toString());
@@ -45,14 +52,7 @@ export async function sendMutation(
   init: RequestInit | undefined,
   release: () => void,
 ): Promise<Response> {
-  let body: Uint8Array | null;
-  try {
-    body = await bodyBytes(input, init, req);
-  } catch (e) {
-    core.call((en) => en.abort(ticket));
-    release();
-    throw e;
-  }
+  const body = await bodyBytes(input, init, req).catch(() => null);
   const given = givenKey(req.headers);
   const sub = body && core.call((e) => e.idemBegin(core.now(), req.method, req.url, req.headers, given, body));
   const plain = () => {

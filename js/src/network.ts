@@ -77,14 +77,23 @@ export function send(core: Core, flight: Flight, plan: Plan): Promise<Response |
 
   const stale = (out: Outcome | null) => (out?.serve ? core.copies.answer(out.copyId, out.ageMs, out.storedAtMs) : null);
 
+  let original = false; // the caller's own Request was sent: there is no body left for a retry
   const attempt = (): Promise<Response> => {
-    // A Request's body can be read once: every send gets its own clone.
-    const input = req.requestBody ? (plan.input as Request).clone() : plan.input;
+    // A Request's body can be read once: every send gets its own clone (an
+    // engine that cannot clone it sends the original, and never retries).
+    let input = plan.input;
+    if (req.requestBody) {
+      try {
+        input = (plan.input as Request).clone();
+      } catch {
+        original = true;
+      }
+    }
     core.counts.network++;
     return core.fetch(input, init).then(
       (res) => {
         const out = report(res);
-        if (out?.retry && !req.oneShotBody && !signal?.aborted) {
+        if (out?.retry && !req.oneShotBody && !original && !signal?.aborted) {
           // A short Retry-After on a 429: wait (the flight's abort cancels), then once more.
           void res.body?.cancel().catch(noop);
           return delay(out.waitMs, signal).then(() => {
