@@ -1,7 +1,7 @@
 # The e2e suites in three engines (e2e/driver/): Chromium, Firefox ESR, WebKitGTK.
 #
-#   make e2e-engines      every portable suite once per engine in E2E_ENGINES
-#                         (e.g. make e2e-engines E2E_ENGINES=webkit); WebKit under xvfb-run
+#   make e2e-engines      every portable suite once per engine in E2E_ENGINES, the engines
+#                         side by side (e.g. make e2e-engines E2E_ENGINES=webkit); WebKit under xvfb-run
 #   make e2e-once         the suites that run once: on Playwright/Chromium, or with no browser (E2E_ONCE)
 #   make engines          the browsers: Debian's firefox-esr, webkit2gtk-driver, xvfb
 #                         (and chromium), installed when root and absent
@@ -31,16 +31,25 @@ engines: chromium
 	  else echo "missing:$$missing: run 'sudo apt-get install$$missing'" >&2; exit 1; fi; \
 	fi
 
-# Each engine runs to the end; the target fails if any engine failed.
+# The engines run side by side (E2E_PARALLEL=0: one after another), each to
+# the end, its output in build/e2e/<engine>.log, shown in order when all are
+# done; the target fails if any engine failed.
+E2E_PARALLEL ?= 1
 E2E_RUN = node --test --test-concurrency=1 $(E2E_PORTABLE)
 e2e-engines: build engines
-	@failed=""; for engine in $(E2E_ENGINES); do \
-	  echo "e2e in $$engine: $(E2E_PORTABLE)"; start=$$(date +%s); \
-	  if [ $$engine = webkit ]; then E2E_ENGINE=webkit $(XVFB_RUN) $(E2E_RUN) || failed="$$failed webkit"; \
-	  else E2E_ENGINE=$$engine $(E2E_RUN) || failed="$$failed $$engine"; fi; \
-	  echo "e2e in $$engine: $$(( $$(date +%s) - start )) s"; \
+	@mkdir -p build/e2e; for engine in $(E2E_ENGINES); do \
+	  ( start=$$(date +%s); \
+	    if [ $$engine = webkit ]; then E2E_ENGINE=webkit $(XVFB_RUN) $(E2E_RUN); \
+	    else E2E_ENGINE=$$engine $(E2E_RUN); fi > build/e2e/$$engine.log 2>&1; \
+	    echo "$$? $$(( $$(date +%s) - start ))" > build/e2e/$$engine.rc ) & \
+	  [ "$(E2E_PARALLEL)" = 1 ] || wait; \
+	done; wait; \
+	failed=""; for engine in $(E2E_ENGINES); do \
+	  read rc secs < build/e2e/$$engine.rc; cat build/e2e/$$engine.log; \
+	  echo "e2e in $$engine: exit $$rc after $$secs s ($(E2E_PORTABLE))"; \
+	  [ "$$rc" = 0 ] || failed="$$failed $$engine"; \
 	done; \
-	if [ -n "$$failed" ]; then echo "e2e: FAILED in:$$failed" >&2; exit 1; fi
+	if [ -n "$$failed" ]; then echo "e2e: FAILED in:$$failed (logs in build/e2e/)" >&2; exit 1; fi
 
 e2e-once: build build-faultwasm nextjs-build chromium nginx
 	node --test --test-concurrency=1 $(E2E_ONCE)
