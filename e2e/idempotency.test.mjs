@@ -22,7 +22,7 @@ beforeEach(async () => {
 const open = (query) => openDemo(env, query);
 
 /** Until n idempotency keys are claimed at the gateway: the requests reached it. */
-async function reached(n, timeout = 5_000) {
+async function reached(n, timeout = 10_000) {
   for (const end = Date.now() + timeout; (await env.gw.orders()).keys < n; await sleep(20)) {
     if (Date.now() > end) throw new Error(`no ${n} request(s) reached the gateway in ${timeout} ms`);
   }
