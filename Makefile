@@ -88,13 +88,15 @@ build/bench/manifest.json: wasm/floor/main.go $(WASM_EXEC) tools/pack-dist.mjs
 	cp bench/web/reference.js build/bench/
 	node tools/pack-dist.mjs build/bench floor.wasm wasm_exec.js
 
-bench: build build/bench/manifest.json chromium
+bench: build build/bench/manifest.json build/bench/cockatiel.js chromium
 	node bench/run.mjs
+	node bench/pageload.mjs
 
 clean: nextjs-clean
 	rm -rf dist build
 
 # Targets kept beside what they build (each file lists its own).
+-include bench/bench.mk
 -include e2e/reliability.mk
 -include e2e/contract.mk
 -include e2e/nginx.mk

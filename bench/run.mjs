@@ -100,6 +100,9 @@ const rows = [
   ["closed path, module / native fetch", `${(r.closed.module * 1000).toFixed(0)} / ${(r.closed.native * 1000).toFixed(0)} µs`, ratio(r.closed.module, r.closed.native), 1.02],
   ["open path, module / plain-JS reference", `${(r.open.module * 1000).toFixed(2)} / ${(r.open.reference * 1000).toFixed(2)} µs`, ratio(r.open.module, r.open.reference), 2.0],
 ];
+// cockatiel, the best-known JS peer, in the same run: its closed-path ratio is
+// the yardstick for the module's (target: module ≤ cockatiel + 0.005).
+const closedVsCockatiel = ratio(r.closed.module, r.closed.native) - ratio(r.closed.cockatiel, r.closed.native);
 const added = r.beforeReady.module - r.beforeReady.native;
 const wasmGrowth = r.memory.after.wasm - r.memory.before.wasm;
 const heapGrowth = r.memory.after.heap - r.memory.before.heap;
@@ -112,6 +115,9 @@ out.push(`|${"-".repeat(42)}|${"-".repeat(30)}|${"-".repeat(8)}|--------|----|`)
 for (const [name, values, x, target] of rows) {
   out.push(`| ${pad(name, 40)} | ${pad(values, 28)} | ${pad(x.toFixed(3), 6)} | ≤ ${pad(target, 4)} | ${x <= target ? "✓" : "✗"}  |`);
 }
+out.push(`| ${pad("closed path, cockatiel / native fetch", 40)} | ${pad(`${(r.closed.cockatiel * 1000).toFixed(0)} / ${(r.closed.native * 1000).toFixed(0)} µs`, 28)} | ${pad(ratio(r.closed.cockatiel, r.closed.native).toFixed(3), 6)} | —      |    |`);
+out.push(`| ${pad("closed path ratio, module − cockatiel", 40)} | ${pad(`${ratio(r.closed.module, r.closed.native).toFixed(3)} − ${ratio(r.closed.cockatiel, r.closed.native).toFixed(3)}`, 28)} | ${pad(`${closedVsCockatiel >= 0 ? "+" : ""}${closedVsCockatiel.toFixed(3)}`, 6)} | ≤ 0.005 | ${closedVsCockatiel <= 0.005 ? "✓" : "✗"}  |`);
+out.push(`| ${pad("open path, cockatiel (rejects)", 40)} | ${pad(`${(r.open.cockatiel * 1000).toFixed(2)} µs`, 28)} | ${pad(ratio(r.open.cockatiel, r.open.reference).toFixed(3), 6)} | —      |    |`);
 out.push(`| ${pad("before ready, added median latency", 40)} | ${pad(`${r.beforeReady.module.toFixed(3)} vs ${r.beforeReady.native.toFixed(3)} ms`, 28)} | ${pad(`${added >= 0 ? "+" : ""}${added.toFixed(3)}`, 6)} | ≤ 1 ms | ${added <= 1 ? "✓" : "✗"}  |`);
 out.push(`| ${pad(`wasm memory growth, ${r.memory.calls} calls`, 40)} | ${pad(`${r.memory.before.wasm} → ${r.memory.after.wasm} B`, 28)} | ${pad((wasmGrowth / 2 ** 20).toFixed(2), 6)} | ≤ 8 MiB | ${wasmGrowth <= 8 * 2 ** 20 ? "✓" : "✗"}  |`);
 out.push(`| ${pad(`JS heap after GC, ${r.memory.calls} calls`, 40)} | ${pad(`${r.memory.before.heap} → ${r.memory.after.heap} B`, 28)} | ${pad((heapGrowth / 2 ** 20).toFixed(2), 6)} | ≤ 2 MiB | ${heapGrowth <= 2 * 2 ** 20 ? "✓" : "✗"}  |`);
