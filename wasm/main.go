@@ -10,7 +10,6 @@ package main
 
 import (
 	"errors"
-	"strconv"
 	"strings"
 	"syscall/js"
 	"unsafe"
@@ -312,21 +311,16 @@ func gcReload(nowMs float64) int32 {
 	return changed(v)
 }
 
-// gc_pauses writes the Pauses frame into buf and returns its length.
+// gc_pauses writes the 429 pauses into buf, in the format they are stored
+// in (cooldown.Encode, which the shim's pre-ready gate reads too), and
+// returns its length.
 //
 //go:wasmexport gc_pauses
-func gcPauses(nowMs float64) int32 {
+func gcPauses() int32 {
 	if g == nil {
 		return 0
 	}
-	frame := ""
-	for _, p := range g.Pauses(int64(nowMs)) {
-		asked := "0"
-		if p.ServerAsked {
-			asked = "1"
-		}
-		frame += strconv.FormatInt(p.UntilMs, 10) + " " + asked + " " + p.Service + "\n"
-	}
+	frame := g.PausesText()
 	gcReserve(int32(len(frame)))
 	return int32(copy(buf, frame))
 }

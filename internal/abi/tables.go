@@ -66,7 +66,7 @@ var Exports = []Export{
 	{"gc_succeeded", []Param{{"at", "f64"}}, "", "The latest unreported in-scope success (a quiet-path answer), with its time; reported before a failure, for the trip rule."},
 	{"gc_forget", []Param{{"now", "f64"}}, "", "The logout: drops copies, pending keys and in-flight sharing (then read gc_dropped)."},
 	{"gc_reload", []Param{{"now", "f64"}}, "i32", "Reads the circuit and the pauses from storage again (a page restored from the back/forward cache): flags."},
-	{"gc_pauses", []Param{{"now", "f64"}}, "i32", "Writes the Pauses frame into the buffer and returns its length."},
+	{"gc_pauses", nil, "i32", "Writes the Pauses frame into the buffer and returns its length."},
 	{"gc_until", nil, "f64", "The circuit's deadline (0: closed)."},
 	{"gc_status", nil, "i32", "The status that armed the circuit (0: closed)."},
 	{"gc_metric", []Param{{"i", "i32"}}, "f64", "Counter i, in Metrics order."},
@@ -83,7 +83,7 @@ var Frames = []Frame{
 	{"Answer", "RETRY-AFTER\\nCACHE-CONTROL\\nFINAL-URL", "FINAL-URL: the response's url when it was redirected, else empty."},
 	{"Observe", "METHOD\\nURL\\nRETRY-AFTER\\nFINAL-URL", ""},
 	{"Mutation", "METHOD\\nURL\\nGIVEN-KEY\\nHEADERS", "GIVEN-KEY: the caller's own Idempotency-Key, verbatim, or empty; HEADERS as in Request."},
-	{"Pauses", `"UNTIL ASKED SERVICE" lines`, "The 429 pauses in force: until (Unix ms), 1 when the server asked for it with Retry-After (clear() keeps it) else 0, the service (a scope entry)."},
+	{"Pauses", `"UNTIL STRIKES SERVICE" lines, each followed by "retry-after SERVICE" when the server asked for it`, "The 429 pauses as stored (cooldown.Encode, key gateway_cooldown_v1); the reader keeps those in force."},
 	{"Key", "OPERATION\\nKEY\\nHEADER", "What gc_idem_begin returns and gc_idem_finish takes back (OPERATION\\nKEY)."},
 }
 

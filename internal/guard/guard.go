@@ -261,8 +261,9 @@ func (g *Guard) Forget(nowMs int64) {
 // 429 pause. The glue then reads both and tells the subscribers.
 func (g *Guard) Version() uint64 { return uint64(g.breaker.Version())<<32 ^ g.cooldown.Version() }
 
-// Pauses lists the 429 pauses in force at nowMs.
-func (g *Guard) Pauses(nowMs int64) []cooldown.Paused { return g.cooldown.Pauses(nowMs) }
+// PausesText is the 429 pauses in their stored format (cooldown.Encode):
+// the shim reads it with the same reader as the stored key.
+func (g *Guard) PausesText() string { return g.cooldown.Encode() }
 
 // Begin decides for a request. headers is the request's header block
 // ("name: value" lines), which only matters for the coalescing key. The
@@ -513,11 +514,9 @@ func (g *Guard) Adopt(method, url, headers string) uint32 {
 func (g *Guard) InFlight() int { return len(g.tickets) }
 
 // Operation names a mutation in the idempotency ledger
-// (idempotency.Operation): the method, the URL with its query hashed (a
-// query can carry secrets, and the ledger is kept in sessionStorage), and
-// the principal — the credentials mode and the Authorization header, from
-// the Request frame's headers — so one user's pending key is never another's.
-// A long URL is hashed whole: no length is ever refused.
+// (idempotency.Operation: the query hashed, no length refused) with its
+// principal — the credentials mode and the Authorization header, from the
+// Request frame's headers — so one user's pending key is never another's.
 func Operation(method, url, headers string) string {
 	var credentials, authorization string
 	for _, h := range coalesce.ParseHeaders(headers) {
@@ -528,33 +527,7 @@ func Operation(method, url, headers string) string {
 			authorization = h.Value
 		}
 	}
-	op := idempotency.Operation(method, url, idempotency.Principal(credentials, authorization))
-	if len(op) > maxOperationLen {
-		op = method + " #" + hex64(fnv1a(op))
-	}
-	return op
-}
-
-// maxOperationLen keeps operations well inside the ledger's bound.
-const maxOperationLen = 512
-
-func fnv1a(s string) uint64 {
-	h := uint64(14695981039346656037)
-	for i := 0; i < len(s); i++ {
-		h ^= uint64(s[i])
-		h *= 1099511628211
-	}
-	return h
-}
-
-func hex64(v uint64) string {
-	const digits = "0123456789abcdef"
-	var b [16]byte
-	for i := 15; i >= 0; i-- {
-		b[i] = digits[v&15]
-		v >>= 4
-	}
-	return string(b[:])
+	return idempotency.Operation(method, url, idempotency.Principal(credentials, authorization))
 }
 
 // send tracks t and tells the caller to send it.

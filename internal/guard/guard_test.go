@@ -405,6 +405,10 @@ func TestOperation(t *testing.T) {
 	if got := guard.Operation("DELETE", "http://app.test/api/a", ""); got != "DELETE http://app.test/api/a" {
 		t.Fatalf("operation %q", got)
 	}
+	longPath := guard.Operation("POST", "http://app.test/"+strings.Repeat("p", 3000), "")
+	if len(longPath) > idempotency.MaxOperationLen {
+		t.Fatalf("a long path makes a %d-byte operation", len(longPath))
+	}
 	alice := guard.Operation("POST", "http://app.test/api/a", "authorization: Bearer alice\n")
 	bob := guard.Operation("POST", "http://app.test/api/a", "authorization: Bearer bob\n")
 	omit := guard.Operation("POST", "http://app.test/api/a", ":credentials: omit\n")

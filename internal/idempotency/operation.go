@@ -18,13 +18,18 @@ import (
 
 // Operation builds the operation of a request: the method, the URL with
 // its query and fragment hashed, and the principal (from
-// Principal; "" for the default one).
+// Principal; "" for the default one). An operation that would still be
+// longer than MaxOperationLen (a very long path) is the method and a hash
+// of the whole: no URL is ever refused for its length.
 func Operation(method, url, principal string) string {
 	op := method + " " + url
 	if principal != "" {
 		op += " @" + principal
 	}
-	return redact(op)
+	if op = redact(op); len(op) > MaxOperationLen {
+		op = method + " #" + hash64(op)
+	}
+	return op
 }
 
 // Principal identifies the credentials of a request by a hash of its

@@ -47,7 +47,7 @@ export interface Exports {
   /** Reads the circuit and the pauses from storage again (a page restored from the back/forward cache): flags. */
   gc_reload(now: number): number;
   /** Writes the Pauses frame into the buffer and returns its length. */
-  gc_pauses(now: number): number;
+  gc_pauses(): number;
   /** The circuit's deadline (0: closed). */
   gc_until(): number;
   /** The status that armed the circuit (0: closed). */
@@ -139,7 +139,7 @@ export const enum Limit {
 // Answer: RETRY-AFTER\nCACHE-CONTROL\nFINAL-URL — FINAL-URL: the response's url when it was redirected, else empty.
 // Observe: METHOD\nURL\nRETRY-AFTER\nFINAL-URL
 // Mutation: METHOD\nURL\nGIVEN-KEY\nHEADERS — GIVEN-KEY: the caller's own Idempotency-Key, verbatim, or empty; HEADERS as in Request.
-// Pauses: "UNTIL ASKED SERVICE" lines — The 429 pauses in force: until (Unix ms), 1 when the server asked for it with Retry-After (clear() keeps it) else 0, the service (a scope entry).
+// Pauses: "UNTIL STRIKES SERVICE" lines, each followed by "retry-after SERVICE" when the server asked for it — The 429 pauses as stored (cooldown.Encode, key gateway_cooldown_v1); the reader keeps those in force.
 // Key: OPERATION\nKEY\nHEADER — What gc_idem_begin returns and gc_idem_finish takes back (OPERATION\nKEY).
 
 /** gc_metric's counters, in order. */

@@ -3,6 +3,7 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { MemoryStorage } from "../test/memory-storage.js";
 import { FakeEngine, Kind, Quiet, type Script } from "../test/fake-engine.js";
 import { createGatewayCircuit, withoutQueries } from "./circuit.js";
 import { readOptions } from "./config.js";
@@ -24,18 +25,6 @@ function recordingFetch() {
   return { fetchFn, sent };
 }
 
-class MemoryStorage {
-  m = new Map<string, string>();
-  getItem(k: string) {
-    return this.m.get(k) ?? null;
-  }
-  setItem(k: string, v: string) {
-    this.m.set(k, v);
-  }
-  removeItem(k: string) {
-    this.m.delete(k);
-  }
-}
 
 async function facade(script: Script, attrs: Record<string, string> = {}, started?: Promise<void>, storage: MemoryStorage | null = null) {
   const engine = new FakeEngine(script);
@@ -221,7 +210,7 @@ test("half-open after a reload: requests wait for Go, which sends one probe", as
 
 test("pauses are visible: blocking() and the subscribers say what, until when, and who asked", async () => {
   const t = Date.now();
-  const { gc } = await facade({ pauses: `${t + 5000} 0 http://app.test/api/\n${t + 60_000} 1 http://app.test/api/slow/\n` });
+  const { gc } = await facade({ pauses: `${t + 5000} 1 http://app.test/api/\n${t + 60_000} 2 http://app.test/api/slow/\nretry-after http://app.test/api/slow/\n` });
   const seen: unknown[] = [];
   gc.subscribe((_s, b) => seen.push(b.pauses.length));
   await Promise.resolve(); // the restore notification

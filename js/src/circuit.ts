@@ -22,7 +22,8 @@ import { describe, type Described } from "./request.js";
 import { Copies, synthetic } from "./responses.js";
 import { inScope } from "./scope.js";
 import { StateMirror } from "./state.js";
-import { type CircuitState, type StorageLike, isHttpStatus, readPausesFrame, toPayload, writeRaw } from "./storage.js";
+import { parked } from "./wait.js";
+import { type CircuitState, type StorageLike, isHttpStatus, readPauses, toStored, writeRaw } from "./storage.js";
 import type { GatewayCircuit, Metrics, ModuleStatus } from "./types.js";
 
 export interface Environment {
@@ -63,8 +64,7 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
   const storage = env.storage;
   const now = env.now ?? Date.now;
   const flights = new FlightTable();
-  const probeWaiters = new Map<number, (() => void)[]>();
-  const probeTimers = new Map<number, ReturnType<typeof setTimeout>>();
+  const probes = new Map<number, { ended: Promise<void>; release(): void; timer: ReturnType<typeof setTimeout> }>(); // half-open probes with waiters
   let engine: Engine | null = null;
   let status: ModuleStatus = "loading";
   let lastError: Error | null = null;
@@ -110,7 +110,7 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
       `[gatewaycircuit] the wasm is not running (${withoutQueries(lastError.message)}); the stored circuit is still honoured, but responses no longer arm it`,
     );
     // Whoever waits on the Go side's decisions goes again, through the gate.
-    for (const id of [...probeWaiters.keys()]) releaseProbe(id);
+    for (const id of [...probes.keys()]) releaseProbe(id);
   }
 
   /** Calls into Go; null when the Go side is gone (the caller falls back). */
@@ -130,7 +130,7 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
     const s = e.status();
     const u = e.until();
     // Go keeps the status while half-open: past `until` it is not armed.
-    mirror.set(s && t < u ? { until: u, httpStatus: s } : null, s !== 0 && t >= u, readPausesFrame(e.pauses(t)));
+    mirror.set(s && t < u ? { until: u, httpStatus: s } : null, s !== 0 && t >= u, readPauses(e.pauses(), t));
   }
 
   function sync(changed: boolean) {
@@ -158,7 +158,7 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
     // Go says no policy has anything to say (guard.Quiet): a plain GET goes
     // out without a call, and only an answer that matters is reported.
     if (req.plain) {
-      const bits = call((e) => e.quiet()) ?? 0;
+      const bits = engine!.quiet(); // a read of Go's memory: no call, nothing to catch
       if (bits & Quiet.Idle) {
         if (!inScope(req.url, o.scope)) return nativeFetch(input, init);
         return quietFetch(req, input, init, (bits & Quiet.Coalesce) !== 0);
@@ -263,72 +263,40 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
     return p;
   }
 
-  /** Holds a mutation until the wasm runs (at most HOLD_MS), then sends it through Go, or as it is. */
+  /** Holds a request until the wasm runs (at most HOLD_MS), then sends it through Go, or as it is. */
   function holdUntilReady(req: Described, input: RequestInfo | URL, init: RequestInit | undefined, probing: boolean): Promise<Response> {
-    const signal = req.signal;
-    return new Promise<Response>((resolve, reject) => {
-      let done = false;
-      const go = () => {
-        if (done) return;
-        done = true;
-        clearTimeout(timer);
-        signal?.removeEventListener("abort", onAbort);
-        if (status !== "ready" && !warnedHold) {
-          warnedHold = true;
-          console.warn(
-            `[gatewaycircuit] the wasm was not ready within ${HOLD_MS} ms: ${probing ? "requests were sent without a half-open probe" : "a mutation was sent without an Idempotency-Key"}`,
-          );
-        }
-        if (status === "ready") guardedFetch(input, init).then(resolve, reject);
-        else {
-          core.counts.network++;
-          nativeFetch(input, init).then(resolve, reject);
-        }
-      };
-      const onAbort = () => {
-        if (done) return;
-        done = true;
-        clearTimeout(timer);
-        reject(signal!.reason);
-      };
-      const timer = setTimeout(go, HOLD_MS);
-      signal?.addEventListener("abort", onAbort, { once: true });
-      ready.then(go, go);
-    });
-  }
-
-  /** Half-open: wait for the probe to end (at most waitMs), then decide again. */
-  function waitForProbe(probeId: number, waitMs: number, req: Described, input: RequestInfo | URL, init?: RequestInit) {
-    const signal = req.signal;
-    return new Promise<Response>((resolve, reject) => {
-      const resume = () => {
-        signal?.removeEventListener("abort", onAbort);
-        guardedFetch(input, init).then(resolve, reject);
-      };
-      const onAbort = () => {
-        const list = probeWaiters.get(probeId);
-        const i = list ? list.indexOf(resume) : -1;
-        if (i >= 0) list!.splice(i, 1);
-        reject(signal!.reason);
-      };
-      signal?.addEventListener("abort", onAbort, { once: true });
-      let list = probeWaiters.get(probeId);
-      if (!list) {
-        probeWaiters.set(probeId, (list = []));
-        // A probe that never answers is replaced after Go's timeout; so are its waiters.
-        probeTimers.set(probeId, setTimeout(() => releaseProbe(probeId), waitMs));
+    return parked(req.signal, ready, HOLD_MS).then(() => {
+      if (status === "ready") return guardedFetch(input, init);
+      if (!warnedHold) {
+        warnedHold = true;
+        console.warn(
+          `[gatewaycircuit] the wasm was not ready within ${HOLD_MS} ms: ${probing ? "requests were sent without a half-open probe" : "a mutation was sent without an Idempotency-Key"}`,
+        );
       }
-      list.push(resume);
+      core.counts.network++;
+      return nativeFetch(input, init);
     });
   }
 
+  /** Half-open: wait for the probe to end (at most waitMs, Go's probe timeout), then decide again. */
+  function waitForProbe(probeId: number, waitMs: number, req: Described, input: RequestInfo | URL, init?: RequestInit) {
+    let probe = probes.get(probeId);
+    if (!probe) {
+      let release!: () => void;
+      const ended = new Promise<void>((r) => (release = r));
+      // A probe that never answers is replaced after Go's timeout; so are its waiters.
+      probes.set(probeId, (probe = { ended, release, timer: setTimeout(() => releaseProbe(probeId), waitMs) }));
+    }
+    return parked(req.signal, probe.ended).then(() => guardedFetch(input, init));
+  }
+
+  /** The probe ended (answered, abandoned, timed out, or Go is gone): its waiters decide again. */
   function releaseProbe(probeId: number) {
-    if (!probeId) return;
-    const list = probeWaiters.get(probeId);
-    probeWaiters.delete(probeId);
-    clearTimeout(probeTimers.get(probeId));
-    probeTimers.delete(probeId);
-    for (const resume of list ?? []) resume();
+    const probe = probes.get(probeId);
+    if (!probe) return;
+    probes.delete(probeId);
+    clearTimeout(probe.timer);
+    probe.release();
   }
 
   function read(): CircuitState | null {
@@ -357,7 +325,7 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
     if (r !== null) sync((r & Flag.Changed) !== 0);
     else {
       const next = { until: now() + Math.min(ttl || o.ttlMs, o.maxTtlMs), httpStatus };
-      writeRaw(storage, toPayload(next));
+      writeRaw(storage, toStored(next));
       gate.stored = next;
       syncFromGate();
     }

@@ -8,7 +8,7 @@
 // the call that could grow it (mem() re-creates views when the old buffer
 // is detached).
 
-import { Code, type Exports, Flag, Limit, Slot, type Idem, type Kind } from "./abi.gen.js";
+import { type Code, type Exports, Flag, Limit, Slot, type Idem, type Kind } from "./abi.gen.js";
 import { newGo, runGo } from "./goruntime.js";
 
 /** The decision for one request (gc_begin). */
@@ -72,8 +72,8 @@ export interface Engine {
   read(now: number): number;
   /** Reads the circuit and the pauses from storage again; flags. */
   reload(now: number): number;
-  /** The 429 pauses in force (the Pauses frame). */
-  pauses(now: number): string;
+  /** The 429 pauses, in their stored format (the Pauses frame; storage.ts readPauses). */
+  pauses(): string;
   /** Reports the latest unreported in-scope success, at its time. */
   succeeded(at: number): void;
   /** Logout: copies, pending keys and in-flight sharing are dropped (then read dropped()). */
@@ -158,9 +158,7 @@ export function bind(
       buffer = null; // the buffer moved (and memory may have grown)
     }
     mem();
-    const { read, written } = encoder.encodeInto(s, bytes);
-    if (read !== s.length) throw new FrameTooLarge(`frame cut at ${written} bytes`); // cannot happen: the buffer is large enough
-    return written;
+    return encoder.encodeInto(s, bytes).written; // whole: the buffer holds 3 bytes per code unit
   };
   /** Reads n bytes of the buffer as text (after a call that wrote there). */
   const text = (n: number) => {
@@ -256,7 +254,7 @@ export function bind(
     clear: () => ex.gc_clear(),
     read: (now) => ex.gc_read(now),
     reload: (now) => ex.gc_reload(now),
-    pauses: (now) => text(ex.gc_pauses(now)),
+    pauses: () => text(ex.gc_pauses()),
     succeeded: (at) => ex.gc_succeeded(at),
     forget: (now) => ex.gc_forget(now),
     until: () => ex.gc_until(),
@@ -268,4 +266,3 @@ export function bind(
   };
 }
 
-export { Code };

@@ -60,10 +60,6 @@ export class Flight {
     return this.done;
   }
 
-  get size(): number {
-    return this.members.size;
-  }
-
   /** A caller joins (the leader too); its promise settles with its own Response. */
   add(signal: AbortSignal | undefined): Promise<Response> {
     return new Promise<Response>((resolve, reject) => {

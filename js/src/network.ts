@@ -7,6 +7,7 @@ import { Status } from "./abi.gen.js";
 import type { Engine, Outcome } from "./engine.js";
 import type { Flight } from "./flights.js";
 import { type Described, initFor } from "./request.js";
+import { parked } from "./wait.js";
 import type { Copies } from "./responses.js";
 
 /** What the steps need from the facade. */
@@ -96,7 +97,7 @@ export function send(core: Core, flight: Flight, plan: Plan): Promise<Response |
         if (out?.retry && !req.oneShotBody && !original && !signal?.aborted) {
           // A short Retry-After on a 429: wait (the flight's abort cancels), then once more.
           void res.body?.cancel().catch(noop);
-          return delay(out.waitMs, signal).then(() => {
+          return parked(signal, null, out.waitMs).then(() => {
             core.counts.retries++;
             return attempt();
           });
@@ -140,20 +141,3 @@ export function send(core: Core, flight: Flight, plan: Plan): Promise<Response |
 }
 
 const noop = () => {};
-
-/** Resolves after ms, or rejects when signal aborts first. */
-function delay(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (!signal) return void setTimeout(resolve, ms);
-    if (signal.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(t);
-      reject(signal.reason);
-    };
-    const t = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-}

@@ -71,8 +71,9 @@ function plainPathUrl(path: string, base: string): string | null {
 export function describe(input: RequestInfo | URL, init: RequestInit | undefined, base: string): Described {
   const url = requestUrl(input, base);
   const req = isRequest(input) ? input : null;
-  if (init === undefined && req === null) {
-    return { url, method: "GET", headers: "", signal: undefined, plain: true, oneShotBody: false, requestBody: false };
+  // The common calls, fetch(url) and TanStack's fetch(url, {signal}): nothing else to read.
+  if (req === null && (init === undefined || onlySignal(init))) {
+    return { url, method: "GET", headers: "", signal: signalOf(init), plain: true, oneShotBody: false, requestBody: false };
   }
   const rawMethod = init?.method ?? req?.method ?? "GET";
   const method = String(rawMethod).toUpperCase();
@@ -88,14 +89,24 @@ export function describe(input: RequestInfo | URL, init: RequestInit | undefined
     const s = String(v);
     if (s !== OPTION_DEFAULTS[name]) headers += `:${name}: ${s}\n`;
   }
-  const signal = (init && "signal" in init ? init.signal : req?.signal) ?? undefined;
-  if (signal !== undefined && !(signal instanceof AbortSignal)) throw new TypeError("signal is not an AbortSignal");
+  const signal = init && "signal" in init ? signalOf(init) : (req?.signal ?? undefined);
   const body = init?.body;
   const oneShotBody = typeof ReadableStream !== "undefined" && body instanceof ReadableStream;
   const requestBody = req !== null && (body === undefined || body === null) && req.body !== null;
-  const onlySignal = init === undefined || Object.keys(init).every((k) => k === "signal" || (init as Record<string, unknown>)[k] === undefined);
-  const plain = req === null && onlySignal && method === "GET";
-  return { url, method, headers, signal, plain, oneShotBody, requestBody };
+  return { url, method, headers, signal, plain: false, oneShotBody, requestBody };
+}
+
+/** init has no member but (maybe) a signal: what fetch reads, inherited members included. */
+function onlySignal(init: RequestInit): boolean {
+  for (const k in init) if (k !== "signal" && (init as Record<string, unknown>)[k] !== undefined) return false;
+  return true;
+}
+
+/** init's signal; throws, as fetch rejects, for one that is not an AbortSignal. */
+function signalOf(init: RequestInit | undefined): AbortSignal | undefined {
+  const signal = init?.signal ?? undefined;
+  if (signal !== undefined && !(signal instanceof AbortSignal)) throw new TypeError("signal is not an AbortSignal");
+  return signal;
 }
 
 /**

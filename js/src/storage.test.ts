@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
+import { MemoryStorage } from "../test/memory-storage.js";
 import { type StorageLike, STORAGE_KEY, readPauses, readRaw, restore, restorePhase, sessionStorageOf, toStored, writeRaw } from "./storage.js";
 
 interface Vectors {
@@ -41,18 +42,6 @@ test("shared half-open vectors", async (t) => {
   }
 });
 
-class MemoryStorage implements StorageLike {
-  m = new Map<string, string>();
-  getItem(k: string) {
-    return this.m.get(k) ?? null;
-  }
-  setItem(k: string, v: string) {
-    this.m.set(k, v);
-  }
-  removeItem(k: string) {
-    this.m.delete(k);
-  }
-}
 
 test("storage that throws means closed and never throws past the module", () => {
   const throwing: StorageLike = {

@@ -42,6 +42,11 @@ const hasOwn = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o,
 
 /** Reads `{"until":<ms>,"httpStatus":<int>}`; anything else is `null`. */
 export function parsePayload(raw: string): CircuitState | null {
+  return readEntry(raw)?.state ?? null;
+}
+
+/** The entry's required fields, and the parsed object for the optional ones. */
+function readEntry(raw: string): { state: CircuitState; o: Record<string, unknown> } | null {
   if (raw.length > MAX_PAYLOAD_LEN) return null;
   let v: unknown;
   try {
@@ -55,15 +60,11 @@ export function parsePayload(raw: string): CircuitState | null {
   const httpStatus = hasOwn(o, "httpStatus") ? o.httpStatus : undefined;
   if (typeof until !== "number" || !Number.isInteger(until)) return null;
   if (typeof httpStatus !== "number" || !isHttpStatus(httpStatus)) return null;
-  return { until, httpStatus };
+  return { state: { until, httpStatus }, o };
 }
 
 export function isHttpStatus(n: unknown): n is number {
   return typeof n === "number" && Number.isInteger(n) && n >= 100 && n <= 599;
-}
-
-export function toPayload(s: CircuitState): string {
-  return `{"until":${s.until},"httpStatus":${s.httpStatus}}`;
 }
 
 /**
@@ -80,9 +81,9 @@ export function restorePhase(
   maxTtlMs: number,
 ): { phase: Phase; stored: StoredCircuit | null; action: RestoreAction } {
   if (raw === null) return { phase: "closed", stored: null, action: "none" };
-  const s = parsePayload(raw);
-  if (s === null) return { phase: "closed", stored: null, action: "remove" };
-  const o = JSON.parse(raw) as Record<string, unknown>; // parsePayload accepted it
+  const entry = readEntry(raw);
+  if (entry === null) return { phase: "closed", stored: null, action: "remove" };
+  const { state: s, o } = entry;
   const int = (k: string) => {
     const v = hasOwn(o, k) ? o[k] : undefined;
     return typeof v === "number" && Number.isInteger(v) ? v : null;
@@ -112,7 +113,7 @@ export function restore(
 }
 
 /** The stored format, with the optional fields only when set. */
-export function toStored(s: StoredCircuit): string {
+export function toStored(s: CircuitState & Partial<StoredCircuit>): string {
   let out = `{"until":${s.until},"httpStatus":${s.httpStatus}`;
   if (s.strikes) out += `,"strikes":${s.strikes}`;
   if (s.halfOpenUntil) out += `,"halfOpenUntil":${s.halfOpenUntil}`;
@@ -183,14 +184,4 @@ export function readPauses(raw: string | null, now: number, maxPauseMs = 1_800_0
     if (now < until) pauses.push({ service: m[3]!, until, serverAsked: false });
   }
   return pauses.map((p) => (asked.has(p.service) ? { ...p, serverAsked: true } : p));
-}
-
-/** Go's Pauses frame (gc_pauses): "UNTIL ASKED SERVICE" lines. */
-export function readPausesFrame(frame: string): Pause[] {
-  const pauses: Pause[] = [];
-  for (const line of frame.split("\n")) {
-    const m = /^(-?\d+) ([01]) (.+)$/.exec(line);
-    if (m) pauses.push({ service: m[3]!, until: Number(m[1]), serverAsked: m[2] === "1" });
-  }
-  return pauses;
 }

@@ -9,7 +9,7 @@ export interface Script {
   begin?: (method: string, url: string, headers: string) => Partial<Answer>;
   finish?: (ticket: number, status: number, finalUrl: string) => Partial<Outcome>;
   idemBegin?: () => Partial<Submission>;
-  /** The Pauses frame. */
+  /** The Pauses frame (the stored format). */
   pauses?: string;
 }
 

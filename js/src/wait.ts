@@ -1,0 +1,25 @@
+// The one way the shim waits: until something is released, or at most ms,
+// whichever comes first; an abort of the caller's signal ends the wait with
+// its reason and leaves nothing behind (no listener, no timer).
+
+import { abortReason } from "./request.js";
+
+/** Resolves when `released` settles or after `ms` (when given); rejects with the signal's reason when it aborts first. */
+export function parked(signal: AbortSignal | undefined, released: Promise<unknown> | null, ms?: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(abortReason(signal));
+    const end = (abort: boolean) => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+      if (abort) reject(abortReason(signal!));
+      else resolve();
+    };
+    const onAbort = () => end(true);
+    const timer = ms === undefined ? undefined : setTimeout(() => end(false), ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+    released?.then(
+      () => end(false),
+      () => end(false),
+    );
+  });
+}
