@@ -91,7 +91,7 @@ build/bench/manifest.json: wasm/floor/main.go $(WASM_EXEC) tools/pack-dist.mjs
 bench: build build/bench/manifest.json chromium
 	node bench/run.mjs
 
-clean: nextjs-clean
+clean: nextjs-clean js-clean
 	rm -rf dist build
 
 # Targets kept beside what they build (each file lists its own).
@@ -99,5 +99,6 @@ clean: nextjs-clean
 -include e2e/contract.mk
 -include e2e/nginx.mk
 -include e2e/engines.mk
+-include js/package.mk
 -include demo/nextjs/nextjs.mk
 -include edge/edge.mk
