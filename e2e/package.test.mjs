@@ -136,12 +136,14 @@ describe("the installed tarball in a scratch app", () => {
       `import { gatewayCircuit, getGatewayCircuit, isCircuitOpenError, type CircuitState, type GatewayCircuit } from "@gatewaycircuit/browser";
 import { assets, markArmedScript } from "@gatewaycircuit/browser/head";
 import type {} from "@gatewaycircuit/browser/global";
+interface User { name: string }
 const viaGlobal: GatewayCircuit = window.gatewayCircuit;
 const state: CircuitState | null = getGatewayCircuit().read();
 const names: string[] = [assets.script, assets.wasm, markArmedScript];
-const user: Promise<unknown> = gatewayCircuit.fetchJSON("/api/me");
+const user: Promise<User> = gatewayCircuit.fetchJSON<User>("/api/me");
+const query: (ctx: { signal: AbortSignal }) => Promise<User> = window.gatewayCircuit.queryFn<User>("/api/me");
 const open: boolean = isCircuitOpenError(new Error("x"));
-export { viaGlobal, state, names, user, open };
+export { viaGlobal, state, names, user, query, open };
 `,
     );
     writeFileSync(
