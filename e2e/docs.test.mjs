@@ -1,0 +1,134 @@
+// Every html and js code block in README.md, docs/*.md and js/README.md runs
+// as written, in Chromium, against the built module (dist/): a snippet that
+// throws, logs a console error or never gets past a syntax error fails here.
+//
+//   ```html   a page body: put in a page as it is (its own <script> tags)
+//   ```js     a module: bundled like an app bundles it (imports resolved from
+//             node_modules, `@gatewaycircuit/browser` from js/src) and run as
+//             <script type="module"> after the module's script tag
+//   ```html norun / ```js norun   shown, not run (keep these rare: say why nearby)
+//
+// Each block runs twice: with the API answering 200, then 502, so code that
+// only runs once the circuit arms (an overlay) runs too; then every button on
+// the page is clicked. The fake API counts its requests.
+
+import assert from "node:assert/strict";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { createServer } from "node:http";
+import { once } from "node:events";
+import { extname, join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { build } from "esbuild";
+import { launchBrowser, sleep, watchedPage } from "./harness.mjs";
+
+const root = new URL("..", import.meta.url).pathname;
+const RUNNABLE = new Set(["html", "js", "javascript"]);
+
+/** The fenced blocks of a markdown file: {file, line, lang, norun, code}. */
+function codeBlocks(file) {
+  const lines = readFileSync(join(root, file), "utf8").split("\n");
+  const blocks = [];
+  for (let i = 0; i < lines.length; i++) {
+    const open = /^(\s*)(`{3,}|~{3,})\s*(.*)$/.exec(lines[i]);
+    if (!open) continue;
+    const [, indent, fence, info] = open;
+    const body = [];
+    let j = i + 1;
+    for (; j < lines.length && !lines[j].trimStart().startsWith(fence); j++) body.push(lines[j].slice(indent.length));
+    const [lang = "", ...flags] = info.trim().split(/\s+/);
+    blocks.push({ file, line: i + 1, lang: lang.toLowerCase(), norun: flags.includes("norun"), code: body.join("\n") });
+    i = j;
+  }
+  return blocks;
+}
+
+const files = ["README.md", "js/README.md", ...readdirSync(join(root, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)];
+const blocks = files.flatMap(codeBlocks);
+const runnable = blocks.filter((b) => RUNNABLE.has(b.lang) && !b.norun);
+
+const types = { ".js": "text/javascript", ".wasm": "application/wasm", ".html": "text/html; charset=utf-8" };
+const pages = new Map(); // path -> html
+let mode = 200;
+let apiRequests = 0;
+let server;
+let base = "";
+let browser;
+
+/** A js block, bundled as an app would bundle it. */
+async function bundle(block) {
+  const out = await build({
+    stdin: { contents: block.code, resolveDir: root, sourcefile: `${block.file}:${block.line}.js`, loader: "js" },
+    bundle: true,
+    write: false,
+    format: "esm",
+    platform: "browser",
+    target: "es2022",
+    alias: { "@gatewaycircuit/browser": join(root, "js/src/index.ts") },
+    logLevel: "silent",
+  });
+  return out.outputFiles[0].text;
+}
+
+before(async () => {
+  for (const f of ["gateway-circuit.js", "gateway-circuit.wasm"]) assert.ok(existsSync(join(root, "dist", f)), `dist/${f}: run make build first`);
+  for (const [i, b] of runnable.entries()) {
+    const body =
+      b.lang === "html"
+        ? b.code
+        : `<script src="/gateway-circuit.js" data-scope="/api/"></script>\n<script type="module">\n${(await bundle(b)).replaceAll("</script", "<\\/script")}\n</script>`;
+    pages.set(`/block/${i}`, `<!doctype html><html><head><meta charset="utf-8"><title>${b.file}:${b.line}</title></head><body>\n${body}\n</body></html>`);
+  }
+  server = createServer((req, res) => {
+    const path = new URL(req.url, "http://x").pathname;
+    if (path.startsWith("/api/")) {
+      apiRequests++;
+      if (mode !== 200) return res.writeHead(mode, { "content-type": "text/html" }).end(`<h1>${mode}</h1>`);
+      return res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ id: 1, name: "Kim", path }));
+    }
+    if (pages.has(path)) return res.writeHead(200, { "content-type": types[".html"] }).end(pages.get(path));
+    const file = join(root, "dist", path);
+    if (!file.startsWith(join(root, "dist/")) || !existsSync(file)) return res.writeHead(404).end();
+    res.writeHead(200, { "content-type": types[extname(file)] ?? "application/octet-stream", "cache-control": "no-cache" }).end(readFileSync(file));
+  });
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  base = `http://127.0.0.1:${server.address().port}`;
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  server?.close();
+});
+
+describe("the code blocks in the docs", () => {
+  test("there are blocks to run, and the ones marked norun are few", () => {
+    assert.ok(runnable.some((b) => b.lang === "html"), "an html block (the quick start)");
+    assert.ok(runnable.some((b) => b.lang !== "html"), "a js block");
+    const norun = blocks.filter((b) => RUNNABLE.has(b.lang) && b.norun);
+    assert.ok(norun.length <= runnable.length, `norun ${norun.map((b) => `${b.file}:${b.line}`).join(", ")} vs ${runnable.length} run`);
+  });
+
+  for (const [i, b] of runnable.entries()) {
+    test(`${b.file}:${b.line} (${b.lang}) runs without an error, with the API up and with it answering 502`, async () => {
+      for (const status of [200, 502]) {
+        mode = status;
+        apiRequests = 0;
+        const context = await browser.newContext();
+        const { page, problems } = await watchedPage(context);
+        await page.goto(`${base}/block/${i}`, { waitUntil: "networkidle" });
+        const state = await page.evaluate(async () => {
+          await window.gatewayCircuit.ready;
+          return { status: window.gatewayCircuit.status, armed: window.gatewayCircuit.read() };
+        });
+        assert.equal(state.status, "ready", `with ${status}: the module runs`);
+        assert.ok(apiRequests > 0, `with ${status}: the snippet called the API`);
+        if (status === 502) assert.equal(state.armed?.httpStatus, 502, "the 502 armed the circuit");
+        for (const button of await page.locator("button").all()) if (await button.isVisible()) await button.click();
+        await sleep(200);
+        assert.deepEqual(problems, [], `with ${status}`);
+        await context.close();
+      }
+    });
+  }
+});
