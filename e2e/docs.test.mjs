@@ -14,11 +14,10 @@
 
 import assert from "node:assert/strict";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
-import { createServer } from "node:http";
-import { once } from "node:events";
-import { extname, join } from "node:path";
+import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { build } from "esbuild";
+import { startFileServer } from "./fileserver.mjs";
 import { launchBrowser, sleep, watchedPage } from "./harness.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
@@ -46,7 +45,6 @@ const files = ["README.md", "js/README.md", ...readdirSync(join(root, "docs")).f
 const blocks = files.flatMap(codeBlocks);
 const runnable = blocks.filter((b) => RUNNABLE.has(b.lang) && !b.norun);
 
-const types = { ".js": "text/javascript", ".wasm": "application/wasm", ".html": "text/html; charset=utf-8" };
 const pages = new Map(); // path -> html
 let mode = 200;
 let apiRequests = 0;
@@ -76,29 +74,24 @@ before(async () => {
       b.lang === "html"
         ? b.code
         : `<script src="/gateway-circuit.js" data-scope="/api/"></script>\n<script type="module">\n${(await bundle(b)).replaceAll("</script", "<\\/script")}\n</script>`;
-    pages.set(`/block/${i}`, `<!doctype html><html><head><meta charset="utf-8"><title>${b.file}:${b.line}</title></head><body>\n${body}\n</body></html>`);
+    pages.set(`/block/${i}`, `<!doctype html><html><head><title>${b.file}:${b.line}</title></head><body>\n${body}\n</body></html>`);
   }
-  server = createServer((req, res) => {
-    const path = new URL(req.url, "http://x").pathname;
-    if (path.startsWith("/api/")) {
+  server = await startFileServer({
+    dir: join(root, "dist"),
+    pages,
+    api: (path, req, res) => {
       apiRequests++;
       if (mode !== 200) return res.writeHead(mode, { "content-type": "text/html" }).end(`<h1>${mode}</h1>`);
-      return res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ id: 1, name: "Kim", path }));
-    }
-    if (pages.has(path)) return res.writeHead(200, { "content-type": types[".html"] }).end(pages.get(path));
-    const file = join(root, "dist", path);
-    if (!file.startsWith(join(root, "dist/")) || !existsSync(file)) return res.writeHead(404).end();
-    res.writeHead(200, { "content-type": types[extname(file)] ?? "application/octet-stream", "cache-control": "no-cache" }).end(readFileSync(file));
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ id: 1, name: "Kim", path }));
+    },
   });
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  base = `http://127.0.0.1:${server.address().port}`;
+  base = server.url;
   browser = await launchBrowser();
 });
 
 after(async () => {
   await browser?.close();
-  server?.close();
+  await server?.close();
 });
 
 describe("the code blocks in the docs", () => {

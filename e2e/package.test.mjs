@@ -8,13 +8,12 @@
 import assert from "node:assert/strict";
 import { execFile, execFileSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:http";
-import { once } from "node:events";
 import { tmpdir } from "node:os";
-import { dirname, extname, join } from "node:path";
+import { dirname, join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { promisify } from "node:util";
 import { build } from "esbuild";
+import { startFileServer } from "./fileserver.mjs";
 import { launchBrowser, watchedPage } from "./harness.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
@@ -93,9 +92,7 @@ describe("npm pack of js/ on a clean tree", () => {
 
 describe("the installed tarball in a scratch app", () => {
   test("Node imports the server entry (a pass-through), the head entry and the static files through exports", async () => {
-    const api = createServer((req, res) => res.writeHead(200, { "content-type": "application/json" }).end('{"ok":true}'));
-    api.listen(0, "127.0.0.1");
-    await once(api, "listening");
+    const api = await startFileServer({ dir: app, api: (path, req, res) => res.writeHead(200, { "content-type": "application/json" }).end('{"ok":true}') });
     try {
       const script = `
         import { gatewayCircuit, getGatewayCircuit, isCircuitOpenError } from "@gatewaycircuit/browser";
@@ -109,7 +106,7 @@ describe("the installed tarball in a scratch app", () => {
           body, guard: isCircuitOpenError(new Error("x")), assets, marker: markArmedScript.length, attr: ARMED_ATTRIBUTE,
           files: [existsSync(file(assets.script)), existsSync(file(assets.wasm))],
         }));`;
-      const url = `http://127.0.0.1:${api.address().port}/api/me`;
+      const url = `${api.url}/api/me`;
       for (const conditions of [[], ["--conditions=react-server"]]) {
         // asynchronously: this process serves the API the child calls
         const { stdout } = await promisify(execFile)(process.execPath, [...conditions, "--input-type=module", "-e", script, url], { cwd: app });
@@ -126,7 +123,7 @@ describe("the installed tarball in a scratch app", () => {
         assert.deepEqual(got.files, [true, true], "the hashed files named by head are in the package");
       }
     } finally {
-      api.close();
+      await api.close();
     }
   });
 
@@ -174,7 +171,6 @@ export { viaGlobal, state, names, user, query, open };
     let base = "";
     let browser;
     const counts = new Map();
-    const types = { ".html": "text/html", ".js": "text/javascript", ".wasm": "application/wasm" };
 
     before(async () => {
       // The browser entry, resolved the way a bundler resolves it (the "browser" condition).
@@ -209,25 +205,20 @@ export { viaGlobal, state, names, user, query, open };
         join(app, "public/stable.html"),
         `<!doctype html><html><head><script src="/gateway-circuit.js" data-scope="/api/"></script></head><body></body></html>`,
       );
-      server = createServer((req, res) => {
-        const path = new URL(req.url, "http://x").pathname;
-        if (path.startsWith("/api/")) {
+      server = await startFileServer({
+        dir: join(app, "public"),
+        api: (path, req, res) => {
           counts.set(path, (counts.get(path) ?? 0) + 1);
-          return res.writeHead(502, { "content-type": "text/html" }).end("<h1>502 Bad Gateway</h1>");
-        }
-        const file = join(app, "public", path === "/" ? "index.html" : path);
-        if (!file.startsWith(join(app, "public")) || !existsSync(file)) return res.writeHead(404).end();
-        res.writeHead(200, { "content-type": types[extname(file)] ?? "application/octet-stream" }).end(readFileSync(file));
+          res.writeHead(502, { "content-type": "text/html" }).end("<h1>502 Bad Gateway</h1>");
+        },
       });
-      server.listen(0, "127.0.0.1");
-      await once(server, "listening");
-      base = `http://127.0.0.1:${server.address().port}`;
+      base = server.url;
       browser = await launchBrowser();
     });
 
     after(async () => {
       await browser?.close();
-      server?.close();
+      await server?.close();
     });
 
     test("the script tag from the package's static files runs the wasm; the browser entry hands out its instance", async () => {
