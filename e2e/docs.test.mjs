@@ -6,6 +6,10 @@
 //   ```js     a module: bundled like an app bundles it (imports resolved from
 //             node_modules, `@gatewaycircuit/browser` from js/src) and run as
 //             <script type="module"> after the module's script tag
+//   ```nginx  an http{}-level config (a rate limiter): run by Debian's nginx in
+//             front of a fake API, with `listen 8080;` moved to a free port;
+//             a burst must be rejected with 429 + Retry-After, and with the
+//             block's limit_req_status line taken out, with nginx's own 503
 //   ```html norun / ```js norun   shown, not run (keep these rare: say why nearby)
 //
 // Each block runs twice: with the API answering 200, then 502, so code that
@@ -13,12 +17,15 @@
 // the page is clicked. The fake API counts its requests.
 
 import assert from "node:assert/strict";
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { once } from "node:events";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { build } from "esbuild";
 import { startFileServer } from "./fileserver.mjs";
-import { launchBrowser, sleep, watchedPage } from "./harness.mjs";
+import { freePort, launchBrowser, sleep, watchedPage } from "./harness.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
 const RUNNABLE = new Set(["html", "js", "javascript"]);
@@ -44,6 +51,8 @@ function codeBlocks(file) {
 const files = ["README.md", "js/README.md", ...readdirSync(join(root, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)];
 const blocks = files.flatMap(codeBlocks);
 const runnable = blocks.filter((b) => RUNNABLE.has(b.lang) && !b.norun);
+const nginxBlocks = blocks.filter((b) => b.lang === "nginx" && !b.norun);
+const NGINX = process.env.NGINX ?? "/usr/sbin/nginx";
 
 const pages = new Map(); // path -> html
 let mode = 200;
@@ -121,6 +130,92 @@ describe("the code blocks in the docs", () => {
         await sleep(200);
         assert.deepEqual(problems, [], `with ${status}`);
         await context.close();
+      }
+    });
+  }
+});
+
+/** Runs nginx with an http{}-level block (upstream `api` = apiUrl); resolves to {url, stop}. */
+async function startNginx(block, apiUrl) {
+  const dir = mkdtempSync(join(tmpdir(), "gatewaycircuit-docs-nginx-"));
+  chmodSync(dir, 0o755); // as root, the workers run as nobody
+  mkdirSync(join(dir, "tmp"));
+  const port = await freePort();
+  const temp = ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"].map((t) => `${t}_temp_path ${join(dir, "tmp", t)};`).join("\n  ");
+  writeFileSync(
+    join(dir, "nginx.conf"),
+    `worker_processes 1;
+pid ${join(dir, "nginx.pid")};
+${process.getuid?.() === 0 ? "user nobody nogroup;" : ""}
+events { worker_connections 256; }
+http {
+  access_log off;
+  ${temp}
+  upstream api { server ${new URL(apiUrl).host}; }
+${block.replace("listen 8080;", `listen 127.0.0.1:${port};`)}
+}
+`,
+  );
+  const proc = spawn(NGINX, ["-p", dir, "-c", join(dir, "nginx.conf"), "-e", join(dir, "error.log"), "-g", "daemon off;"], { stdio: "ignore" });
+  const url = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    if (proc.exitCode === null && proc.signalCode === null) {
+      proc.kill("SIGTERM");
+      await once(proc, "exit");
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+  for (let i = 0; ; i++) {
+    if (proc.exitCode !== null) throw new Error(`nginx exited: ${readFileSync(join(dir, "error.log"), "utf8")}`);
+    try {
+      await fetch(`${url}/`); // outside /api/: spends no rate
+      return { url, stop };
+    } catch (e) {
+      if (i > 200) {
+        await stop();
+        throw e;
+      }
+      await sleep(25);
+    }
+  }
+}
+
+describe("the nginx configs in the docs", () => {
+  test("there is one (the rate limiter in front of an API)", () => {
+    assert.ok(nginxBlocks.length > 0);
+    assert.ok(existsSync(NGINX), `${NGINX} is missing: install Debian's nginx (make nginx) or set NGINX`);
+  });
+
+  for (const b of nginxBlocks) {
+    test(`${b.file}:${b.line}: a burst gets 429 + Retry-After as written, nginx's 503 without it by default`, async () => {
+      assert.equal(b.code.split("listen 8080;").length, 2, "one `listen 8080;` to move");
+      const statusLine = /^.*limit_req_status 429;.*\n/m;
+      assert.match(b.code, statusLine);
+      const api = await startFileServer({
+        dir: join(root, "dist"),
+        api: (path, req, res) => res.writeHead(200, { "content-type": "application/json" }).end("{}"),
+      });
+      try {
+        for (const [variant, rejected, retryAfter] of [
+          [b.code, 429, "1"],
+          [b.code.replace(statusLine, ""), 503, null],
+        ]) {
+          const nginx = await startNginx(variant, api.url);
+          try {
+            const answers = await Promise.all(
+              Array.from({ length: 20 }, () => fetch(`${nginx.url}/api/me`).then(async (r) => ({ status: r.status, retryAfter: r.headers.get("retry-after"), body: await r.text() }))),
+            );
+            const passed = answers.filter((a) => a.status === 200);
+            const limited = answers.filter((a) => a.status !== 200);
+            assert.ok(passed.length > 0 && limited.length > 0, `a burst is partly served: ${answers.map((a) => a.status)}`);
+            for (const a of limited) assert.deepEqual([a.status, a.retryAfter], [rejected, retryAfter]);
+            for (const a of passed) assert.equal(a.retryAfter, null, "no Retry-After on a 200");
+          } finally {
+            await nginx.stop();
+          }
+        }
+      } finally {
+        await api.close();
       }
     });
   }
