@@ -11,6 +11,8 @@
 //             a burst must be rejected with 429 + Retry-After, and with the
 //             block's limit_req_status line taken out, with nginx's own 503
 //   ```html norun / ```js norun   shown, not run (keep these rare: say why nearby)
+//   ```ts file=PATH   a whole file shown in the docs: must equal PATH (also
+//             checked in demo/nextjs/README.md, whose other blocks are excerpts)
 //
 // Each block runs twice: with the API answering 200, then 502, so code that
 // only runs once the circuit arms (an overlay) runs too; then every button on
@@ -42,7 +44,8 @@ function codeBlocks(file) {
     let j = i + 1;
     for (; j < lines.length && !lines[j].trimStart().startsWith(fence); j++) body.push(lines[j].slice(indent.length));
     const [lang = "", ...flags] = info.trim().split(/\s+/);
-    blocks.push({ file, line: i + 1, lang: lang.toLowerCase(), norun: flags.includes("norun"), code: body.join("\n") });
+    const copyOf = flags.find((f) => f.startsWith("file="))?.slice("file=".length) ?? null;
+    blocks.push({ file, line: i + 1, lang: lang.toLowerCase(), norun: flags.includes("norun"), copyOf, code: body.join("\n") });
     i = j;
   }
   return blocks;
@@ -52,6 +55,7 @@ const files = ["README.md", "js/README.md", ...readdirSync(join(root, "docs")).f
 const blocks = files.flatMap(codeBlocks);
 const runnable = blocks.filter((b) => RUNNABLE.has(b.lang) && !b.norun);
 const nginxBlocks = blocks.filter((b) => b.lang === "nginx" && !b.norun);
+const copies = [...blocks, ...codeBlocks("demo/nextjs/README.md")].filter((b) => b.copyOf);
 const NGINX = process.env.NGINX ?? "/usr/sbin/nginx";
 
 const pages = new Map(); // path -> html
@@ -179,6 +183,15 @@ ${block.replace("listen 8080;", `listen 127.0.0.1:${port};`)}
     }
   }
 }
+
+describe("whole files shown in the docs", () => {
+  test("each copy equals its file", () => {
+    assert.ok(copies.length > 0, "the overlay store in demo/nextjs/README.md");
+    for (const b of copies) {
+      assert.equal(b.code, readFileSync(join(root, b.copyOf), "utf8").replace(/\n$/, ""), `${b.file}:${b.line} vs ${b.copyOf}`);
+    }
+  });
+});
 
 describe("the nginx configs in the docs", () => {
   test("there is one (the rate limiter in front of an API)", () => {

@@ -13,6 +13,9 @@ export function portalConfig() {
     outputFileTracingRoot: repoRoot,
     transpilePackages: ["@gatewaycircuit/portal-kit"],
     poweredByHeader: false,
+    // create-next-app's default since 16.4. The root layouts then say
+    // `instant = false`: they read a nonce per request, so nothing prerenders.
+    cacheComponents: true,
     async headers() {
       return [
         {
