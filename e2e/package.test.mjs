@@ -86,14 +86,14 @@ describe("npm pack of js/ on a clean tree", () => {
         assert.ok(entries.includes(t), `${t} is in the tarball (${entries.length} files)`);
       }
     }
-    for (const f of ["README.md", "dist/LICENSE", "dist/LICENSE.go", "dist/types/types.d.ts"]) assert.ok(entries.includes(f), f);
+    for (const f of ["README.md", "dist/LICENSE", "dist/LICENSE-go", "dist/types/types.d.ts"]) assert.ok(entries.includes(f), f);
     const statics = entries.filter((e) => e.startsWith("dist/static/")).map((e) => e.slice("dist/static/".length));
     assert.equal(statics.length, 2, statics.join());
     assert.ok(statics.some((f) => /^gateway-circuit\.[0-9a-f]{12}\.js$/.test(f)), statics.join());
     assert.ok(statics.some((f) => /^gateway-circuit\.[0-9a-f]{12}\.wasm$/.test(f)), statics.join());
     for (const e of entries) assert.doesNotMatch(e, /(^src\/|\.stamp$|\.test\.|tsconfig|build\.mjs|\.mk$)/, `${e} does not ship`);
     assert.match(readFileSync(join(pkgDir, "dist/LICENSE"), "utf8"), /^MIT License/);
-    assert.match(readFileSync(join(pkgDir, "dist/LICENSE.go"), "utf8"), /The Go Authors/);
+    assert.match(readFileSync(join(pkgDir, "dist/LICENSE-go"), "utf8"), /The Go Authors/);
   });
 });
 
