@@ -2,7 +2,9 @@
 // as written, in Chromium, against the built module (dist/): a snippet that
 // throws, logs a console error or never gets past a syntax error fails here.
 //
-//   ```html   a page body: put in a page as it is (its own <script> tags)
+//   ```html   a page body: put in a page as it is (its own <script> tags; a
+//             fragment without the module's tag gets it first, as the README
+//             says it must come first)
 //   ```js     a module: bundled like an app bundles it (imports resolved from
 //             node_modules, `@gatewaycircuit/browser` from js/src) and run as
 //             <script type="module"> after the module's script tag
@@ -15,8 +17,9 @@
 //             checked in demo/nextjs/README.md, whose other blocks are excerpts)
 //
 // Each block runs twice: with the API answering 200, then 502, so code that
-// only runs once the circuit arms (an overlay) runs too; then every button on
-// the page is clicked. The fake API counts its requests.
+// only runs once the circuit arms (an overlay) runs too. After the block, the
+// page makes one request through the module, as the app's own queries would;
+// then every button on the page is clicked. The fake API counts its requests.
 
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -82,11 +85,13 @@ async function bundle(block) {
 
 before(async () => {
   for (const f of ["gateway-circuit.js", "gateway-circuit.wasm"]) assert.ok(existsSync(join(root, "dist", f)), `dist/${f}: run make build first`);
+  const tag = `<script src="/gateway-circuit.js" data-scope="/api/"></script>`;
+  const appQuery = `<script>gatewayCircuit.fetch("/api/docs-app-query");</script>`;
   for (const [i, b] of runnable.entries()) {
     const body =
       b.lang === "html"
-        ? b.code
-        : `<script src="/gateway-circuit.js" data-scope="/api/"></script>\n<script type="module">\n${(await bundle(b)).replaceAll("</script", "<\\/script")}\n</script>`;
+        ? `${b.code.includes("gateway-circuit.js") ? "" : tag}\n${b.code}\n${appQuery}`
+        : `${tag}\n<script type="module">\n${(await bundle(b)).replaceAll("</script", "<\\/script")}\n</script>\n${appQuery}`;
     pages.set(`/block/${i}`, `<!doctype html><html><head><title>${b.file}:${b.line}</title></head><body>\n${body}\n</body></html>`);
   }
   server = await startFileServer({
