@@ -11,10 +11,10 @@ ESBUILD := node_modules/.bin/esbuild
 ADDR ?= 127.0.0.1:8080
 CHROMIUM ?= /usr/bin/chromium
 
-GO_SRC := $(shell find internal wasm -name '*.go' -not -name '*_test.go') go.mod go.sum
+GO_SRC := $(shell find internal wasm -name '*.go' -not -name '*_test.go') go.mod $(wildcard go.sum)
 JS_SRC := $(shell find js/src -name '*.ts' -not -name '*.test.ts')
 
-.PHONY: all build deps chromium demo test test-go test-wasm test-js e2e bench clean
+.PHONY: all build build-product deps chromium demo test test-go test-wasm test-js e2e bench clean
 
 all: build
 
@@ -32,7 +32,10 @@ chromium:
 	  else echo "chromium is missing: run 'sudo apt-get install chromium fonts-noto-cjk'" >&2; exit 1; fi; \
 	fi
 
-build: dist/manifest.json dist/gateway-circuit.d.ts build/demo/app.js build/gateway
+# The product (dist/) and the demo (demo/demo.mk), built apart.
+build: build-product build-demo
+
+build-product: dist/manifest.json dist/gateway-circuit.d.ts
 
 # Hashed immutable copies and precompressed .br/.gz beside the stable names.
 dist/manifest.json: dist/gateway-circuit.wasm dist/gateway-circuit.js tools/pack-dist.mjs
@@ -51,18 +54,12 @@ dist/gateway-circuit.js: $(JS_SRC) build/wasm_exec.js node_modules/.stamp js/tsc
 dist/gateway-circuit.d.ts: js/gateway-circuit.d.ts dist/gateway-circuit.js
 	cp $< $@
 
-build/demo/app.js: demo/web/app.ts $(JS_SRC) node_modules/.stamp
-	$(ESBUILD) demo/web/app.ts --bundle --minify --format=iife --target=es2020 --log-level=warning --outfile=$@
-
-build/gateway: $(shell find demo/gateway -name '*.go') go.mod
-	$(GO) build -o $@ ./demo/gateway
-
 demo: build
 	build/gateway -addr $(ADDR) -root .
 
 # Every test: host Go, Go under wasm (node), JS units, Chromium e2e (the
 # fault tests with the fault wasm among them), a short fuzz and soak pass.
-test: test-go test-wasm test-js e2e fuzz-ci soak-short test-edge
+test: test-go test-demo test-wasm test-js e2e fuzz-ci soak-short test-edge
 
 test-go:
 	$(GO) vet ./...
@@ -75,6 +72,7 @@ test-wasm:
 test-js: node_modules/.stamp build/wasm_exec.js
 	$(ESBUILD) $$(find js/src -name '*.test.ts') --bundle --platform=node --format=esm --target=node20 --log-level=warning --outdir=build/jstest --out-extension:.js=.mjs
 	node --test build/jstest/
+	node_modules/.bin/tsc -p js/typecheck
 
 # All of e2e/: the fault, Next.js and nginx tests once, then the rest once
 # per engine (e2e/engines.mk).
@@ -92,7 +90,7 @@ bench: build build/bench/manifest.json build/bench/cockatiel.js chromium
 	node bench/run.mjs
 	node bench/pageload.mjs
 
-clean: nextjs-clean
+clean: nextjs-clean js-clean
 	rm -rf dist build
 
 # Targets kept beside what they build (each file lists its own).
@@ -101,5 +99,7 @@ clean: nextjs-clean
 -include e2e/contract.mk
 -include e2e/nginx.mk
 -include e2e/engines.mk
+-include js/package.mk
+-include demo/demo.mk
 -include demo/nextjs/nextjs.mk
 -include edge/edge.mk

@@ -2,12 +2,14 @@ module github.com/gatewaycircuit/gatewaycircuit
 
 go 1.26.0
 
-require modernc.org/sqlite v1.62.0
+require (
+	github.com/hack-pad/safejs v0.1.1
+	modernc.org/sqlite v1.62.0
+)
 
 require (
 	github.com/dustin/go-humanize v1.1.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
-	github.com/hack-pad/safejs v0.1.1 // indirect
 	github.com/mattn/go-isatty v0.0.24 // indirect
 	github.com/ncruces/go-strftime v1.1.0 // indirect
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect

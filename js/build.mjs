@@ -7,6 +7,8 @@
 //   dist/static/     the content-hashed gateway-circuit.<hash>.js and .wasm named by
 //                    ../dist/manifest.json (tools/pack-dist.mjs hashes them; not again here)
 //   dist/types/      declarations (tsc)
+//   dist/LICENSE     the project's licence; dist/LICENSE-go is Go's, for the Go runtime
+//                    compiled into the wasm and the wasm_exec.js bundled into the script
 
 import { execFileSync } from "node:child_process";
 import { copyFileSync, mkdirSync, readFileSync, rmSync } from "node:fs";
@@ -51,5 +53,9 @@ await build({
 execFileSync(join(root, "node_modules/.bin/tsc"), ["-p", join(here, "tsconfig.package.json")], { stdio: "inherit" });
 // The ambient window.gatewayCircuit declaration, next to the types it imports.
 copyFileSync(join(here, "gateway-circuit.d.ts"), join(out, "global.d.ts"));
+
+copyFileSync(join(root, "LICENSE"), join(out, "LICENSE"));
+const goroot = execFileSync(process.env.GO ?? "go", ["env", "GOROOT"], { encoding: "utf8" }).trim();
+copyFileSync(join(goroot, "LICENSE"), join(out, "LICENSE-go"));
 
 console.log(`js/dist: ${assets.script}, ${assets.wasm} (marker ${markerText.length} bytes)`);

@@ -1,7 +1,6 @@
-# The npm package (js/dist) and the twin Next.js portals (demo/nextjs).
+# The twin Next.js portals (demo/nextjs), built on the npm package (js/package.mk).
 # Included from the top-level Makefile; paths are relative to the repository root.
 #
-#   make js-package     js/dist: the package entries, types and the hashed module files
 #   make nextjs-build   npm ci (from demo/nextjs/package-lock.json) + next build of both portals
 #   make e2e-nextjs     the portals' Chromium tests (e2e/nextjs.test.mjs)
 #
@@ -15,16 +14,7 @@ NEXTJS_APPS := admin user
 NEXTJS_SRC = $(shell find $(NEXTJS_DIR)/kit $(NEXTJS_DIR)/$(1) \
   \( -name node_modules -o -name .next -o -name public -o -name next-env.d.ts -o -name .build-stamp \) -prune -o -type f -print) \
   $(NEXTJS_DIR)/tsconfig.base.json $(NEXTJS_DIR)/node_modules/.stamp
-JS_PACKAGE_SRC := $(shell find js/src -name '*.ts' -not -name '*.test.ts') js/build.mjs js/package.json \
-  js/tsconfig.json js/tsconfig.package.json js/gateway-circuit.d.ts js/bin/gateway-circuit-assets.mjs
-
-.PHONY: js-package nextjs-deps nextjs-build e2e-nextjs nextjs-clean
-
-js-package: js/dist/.stamp
-
-js/dist/.stamp: $(JS_PACKAGE_SRC) dist/manifest.json node_modules/.stamp
-	node js/build.mjs
-	@touch $@
+.PHONY: nextjs-deps nextjs-build e2e-nextjs nextjs-clean
 
 nextjs-deps: $(NEXTJS_DIR)/node_modules/.stamp
 
@@ -47,4 +37,4 @@ e2e-nextjs: build nextjs-build chromium
 	node --test --test-concurrency=1 e2e/nextjs.test.mjs
 
 nextjs-clean:
-	rm -rf js/dist $(foreach a,$(NEXTJS_APPS),$(NEXTJS_DIR)/$(a)/.next $(NEXTJS_DIR)/$(a)/public/_gc $(NEXTJS_DIR)/$(a)/.build-stamp)
+	rm -rf $(foreach a,$(NEXTJS_APPS),$(NEXTJS_DIR)/$(a)/.next $(NEXTJS_DIR)/$(a)/public/_gc $(NEXTJS_DIR)/$(a)/.build-stamp)

@@ -1,15 +1,24 @@
 #!/usr/bin/env node
-// gateway-circuit-assets <dir>: copies the content-hashed script-tag build
-// (dist/static/gateway-circuit.<hash>.js and .wasm) into <dir>, e.g. a Next.js
-// app's public/_gc, removing older hashed copies there. Run it before `next build`.
+// gateway-circuit-assets [--stable] <dir>: copies the script-tag build into <dir>.
+//
+// By default the content-hashed files (gateway-circuit.<hash>.js and .wasm, the
+// names `@gatewaycircuit/browser/head` exports as `assets`), removing older
+// hashed copies there, e.g. into a Next.js app's public/_gc before `next build`.
+// Serve those with `Cache-Control: immutable`.
+//
+// --stable writes gateway-circuit.js and gateway-circuit.wasm instead, for a
+// hand-written page: <script src="/gateway-circuit.js"> finds the wasm beside
+// it without a data-wasm attribute. Serve those with revalidation (no-cache).
 
 import { copyFileSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-const dir = process.argv[2];
-if (!dir) {
-  console.error("usage: gateway-circuit-assets <dir>");
+const args = process.argv.slice(2);
+const stable = args.includes("--stable");
+const [dir, ...extra] = args.filter((a) => a !== "--stable");
+if (!dir || extra.length > 0 || dir.startsWith("-")) {
+  console.error("usage: gateway-circuit-assets [--stable] <dir>");
   process.exit(2);
 }
 const from = fileURLToPath(new URL("../dist/static/", import.meta.url));
@@ -18,9 +27,11 @@ if (files.length === 0) {
   console.error(`gateway-circuit-assets: ${from} is empty; build the package first`);
   process.exit(1);
 }
+const hashed = /^gateway-circuit\.[0-9a-f]+\.(js|wasm)$/;
+const target = (f) => (stable ? f.replace(hashed, "gateway-circuit.$1") : f);
 mkdirSync(dir, { recursive: true });
-for (const f of readdirSync(dir)) {
-  if (/^gateway-circuit\.[0-9a-f]+\.(js|wasm)$/.test(f) && !files.includes(f)) rmSync(join(dir, f));
+if (!stable) {
+  for (const f of readdirSync(dir)) if (hashed.test(f) && !files.includes(f)) rmSync(join(dir, f));
 }
-for (const f of files) copyFileSync(join(from, f), join(dir, f));
-console.log(`gateway-circuit-assets: ${files.join(", ")} -> ${dir}`);
+for (const f of files) copyFileSync(join(from, f), join(dir, target(f)));
+console.log(`gateway-circuit-assets: ${files.map(target).join(", ")} -> ${dir}`);

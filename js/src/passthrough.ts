@@ -74,8 +74,8 @@ export function createPassthrough(reason: Error): GatewayCircuit {
     }),
     diagnostics: () => ({ status: "fallback" as const, wasmMemoryBytes: 0, listeners: 0, flights: 0, staleCopies: 0 }),
     fetchJSON,
-    queryFn: (input: RequestInfo | URL, init?: RequestInit) => ({ signal }: { signal?: AbortSignal }) =>
-      fetchJSON(input, { ...init, signal }),
+    queryFn: <T = unknown>(input: RequestInfo | URL, init?: RequestInit) => ({ signal }: { signal?: AbortSignal }) =>
+      fetchJSON<T>(input, { ...init, signal }),
     retry: createRetry(DEFAULT_TRIP_STATUSES),
     isGatewayError,
     isCircuitOpenError,

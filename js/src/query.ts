@@ -31,7 +31,8 @@ export async function toGatewayError(res: Response): Promise<GatewayHttpError> {
   return new GatewayHttpError({ status: res.status, httpStatus, circuitOpen: true, until, url, reason });
 }
 
-export type FetchJSON = (input: RequestInfo | URL, init?: RequestInit) => Promise<unknown>;
+/** `T` is the caller's expectation of the JSON (unchecked, like `res.json() as T`). */
+export type FetchJSON = <T = unknown>(input: RequestInfo | URL, init?: RequestInit) => Promise<T>;
 
 export function createFetchJSON(fetchFn: typeof fetch): FetchJSON {
   return async (input, init) => {

@@ -101,10 +101,13 @@ export interface GatewayCircuit {
   metrics(): Metrics;
   /** For dashboards and soak tests: what the module holds right now. */
   diagnostics(): Diagnostics;
-  /** fetch + JSON for TanStack's queryFn; throws GatewayHttpError for non-2xx. */
-  fetchJSON(input: RequestInfo | URL, init?: RequestInit): Promise<unknown>;
-  /** `queryFn: gatewayCircuit.queryFn("/api/me")`, passing TanStack's AbortSignal. */
-  queryFn(input: RequestInfo | URL, init?: RequestInit): (ctx: { signal?: AbortSignal }) => Promise<unknown>;
+  /**
+   * fetch + JSON for TanStack's queryFn; throws GatewayHttpError for non-2xx.
+   * `T` is what the caller expects (like `res.json() as T`): nothing checks it.
+   */
+  fetchJSON<T = unknown>(input: RequestInfo | URL, init?: RequestInit): Promise<T>;
+  /** `queryFn: gatewayCircuit.queryFn<User>("/api/me")`, passing TanStack's AbortSignal. */
+  queryFn<T = unknown>(input: RequestInfo | URL, init?: RequestInit): (ctx: { signal?: AbortSignal }) => Promise<T>;
   /** TanStack's `retry`: never retries an open circuit, a trip status or a 4xx. */
   retry(failureCount: number, error: unknown): boolean;
   isGatewayError(e: unknown): e is GatewayHttpError;

@@ -24,7 +24,7 @@
 // rolls back. Keys are kept for Options.Retention after they were first
 // claimed (default 24 h); after that the key is unknown again.
 //
-// Bodies are compared by the SHA-256 of idempotency.Canonical, the same
+// Bodies are compared by the SHA-256 of idempotencykey.Canonical, the same
 // canonical form the browser's ledger fingerprints: a client that
 // re-serialises its JSON with other key order or whitespace is still sending
 // the same body.
@@ -49,7 +49,7 @@ import (
 
 	_ "modernc.org/sqlite" // registers the pure-Go "sqlite" driver
 
-	"github.com/gatewaycircuit/gatewaycircuit/internal/idempotency"
+	"github.com/gatewaycircuit/gatewaycircuit/idempotencykey"
 )
 
 // Defaults, applied in Options.withDefaults.
@@ -447,19 +447,19 @@ func principalOf(r *http.Request) (string, bool) {
 }
 
 func keyOf(r *http.Request) (string, error) {
-	values := r.Header.Values(idempotency.Header)
+	values := r.Header.Values(idempotencykey.Header)
 	switch len(values) {
 	case 0:
-		return "", errors.New("this operation requires an " + idempotency.Header + " header")
+		return "", errors.New("this operation requires an " + idempotencykey.Header + " header")
 	case 1:
-		return idempotency.ParseHeader(values[0])
+		return idempotencykey.ParseHeader(values[0])
 	}
-	return "", errors.New("more than one " + idempotency.Header + " header")
+	return "", errors.New("more than one " + idempotencykey.Header + " header")
 }
 
-// fingerprint is the SHA-256 of the canonical body (see idempotency.Canonical).
+// fingerprint is the SHA-256 of the canonical body (see idempotencykey.Canonical).
 func fingerprint(body []byte, maxBytes int) (string, error) {
-	canon, isJSON, err := idempotency.Canonical(body, idempotency.Limits{MaxBytes: maxBytes})
+	canon, isJSON, err := idempotencykey.Canonical(body, idempotencykey.Limits{MaxBytes: maxBytes})
 	if err != nil {
 		return "", err
 	}

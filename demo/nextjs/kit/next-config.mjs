@@ -13,6 +13,11 @@ export function portalConfig() {
     outputFileTracingRoot: repoRoot,
     transpilePackages: ["@gatewaycircuit/portal-kit"],
     poweredByHeader: false,
+    // create-next-app's defaults since 16.4 (Next asks new apps for both). The
+    // root layouts then say `instant = false`: they read a nonce per request,
+    // so nothing prerenders.
+    cacheComponents: true,
+    partialPrefetching: true,
     async headers() {
       return [
         {

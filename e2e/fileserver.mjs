@@ -1,0 +1,35 @@
+// A tiny loopback server for tests that need no demo gateway: a fake API under
+// /api/ (the test's own handler), then pages held in memory, then files from
+// one directory, each with the type browsers insist on (application/wasm).
+
+import { existsSync, readFileSync } from "node:fs";
+import { createServer } from "node:http";
+import { once } from "node:events";
+import { extname, join } from "node:path";
+
+const TYPES = { ".html": "text/html; charset=utf-8", ".js": "text/javascript", ".wasm": "application/wasm", ".json": "application/json" };
+
+/**
+ * api(path, req, res) answers /api/*; pages maps a path to html; the rest
+ * comes from dir ("/" is index.html). Resolves to {url, close}.
+ */
+export async function startFileServer({ dir, api, pages = new Map() }) {
+  const server = createServer((req, res) => {
+    const path = new URL(req.url, "http://x").pathname;
+    if (path.startsWith("/api/")) return api(path, req, res);
+    if (pages.has(path)) return res.writeHead(200, { "content-type": TYPES[".html"] }).end(pages.get(path));
+    const file = join(dir, path === "/" ? "index.html" : path);
+    if (!file.startsWith(join(dir, "/")) || !existsSync(file)) return res.writeHead(404).end();
+    res.writeHead(200, { "content-type": TYPES[extname(file)] ?? "application/octet-stream", "cache-control": "no-cache" }).end(readFileSync(file));
+  });
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    close: async () => {
+      server.closeAllConnections();
+      server.close();
+      await once(server, "close");
+    },
+  };
+}

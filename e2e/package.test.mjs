@@ -1,0 +1,251 @@
+// The npm package as a user gets it: `npm pack` of js/ on a clean copy of the
+// tree (nothing built: its prepack must build everything), the tarball checked
+// against what package.json promises, installed into a scratch app, then used
+// from Node (the server entry, the head entry, the bin), from TypeScript (the
+// declared types) and from Chromium (the script tag from the package's own
+// static files, and the browser entry bundled by esbuild through `exports`).
+
+import assert from "node:assert/strict";
+import { execFile, execFileSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { promisify } from "node:util";
+import { build } from "esbuild";
+import { startFileServer } from "./fileserver.mjs";
+import { launchBrowser, watchedPage } from "./harness.mjs";
+
+const root = new URL("..", import.meta.url).pathname;
+const work = mkdtempSync(join(tmpdir(), "gatewaycircuit-package-"));
+const tree = join(work, "tree");
+const app = join(work, "app");
+const pkgDir = join(app, "node_modules/@gatewaycircuit/browser");
+let tarball = "";
+let entries = [];
+
+const run = (cmd, args, cwd, env = {}) =>
+  execFileSync(cmd, args, { cwd, encoding: "utf8", env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] });
+
+/** The files git knows (tracked, or new and not ignored), as they are now: no dist/, build/ or node_modules/. */
+function copyCleanTree() {
+  const files = run("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], root).split("\0").filter(Boolean);
+  for (const f of files) {
+    if (!existsSync(join(root, f))) continue; // deleted in the working tree
+    mkdirSync(dirname(join(tree, f)), { recursive: true });
+    cpSync(join(root, f), join(tree, f));
+  }
+}
+
+before(() => {
+  copyCleanTree();
+  assert.ok(!existsSync(join(tree, "dist")) && !existsSync(join(tree, "js/dist")), "the copy starts unbuilt");
+  const out = join(work, "out");
+  mkdirSync(out);
+  // The cache is enough for the tree's own npm ci (a fresh CI machine fetches).
+  run("npm", ["pack", "--pack-destination", out, "--loglevel=warn"], join(tree, "js"), { npm_config_prefer_offline: "true" });
+  const [name] = readdirSync(out).filter((f) => f.endsWith(".tgz"));
+  assert.ok(name, "npm pack wrote a tarball");
+  tarball = join(out, name);
+  entries = run("tar", ["-tzf", tarball], work).split("\n").filter(Boolean).map((e) => e.replace(/^package\//, ""));
+
+  mkdirSync(app);
+  writeFileSync(join(app, "package.json"), JSON.stringify({ name: "scratch-app", private: true, type: "module" }));
+  run("npm", ["install", "--offline", "--no-audit", "--no-fund", "--loglevel=warn", tarball], app);
+});
+
+after(() => rmSync(work, { recursive: true, force: true }));
+
+/** The two hashed files the bin copied into public/_gc, by kind. */
+function hashedAssets() {
+  const files = readdirSync(join(app, "public/_gc"));
+  assert.equal(files.length, 2, files.join());
+  return { script: files.find((f) => f.endsWith(".js")), wasm: files.find((f) => f.endsWith(".wasm")) };
+}
+
+/** Every file path package.json points at: exports (all conditions), types, bin. */
+function promisedTargets(pkg) {
+  const targets = [];
+  const walk = (v) => (typeof v === "string" ? targets.push(v) : Object.values(v).forEach(walk));
+  walk(pkg.exports);
+  targets.push(pkg.types, ...Object.values(pkg.bin));
+  return targets.map((t) => t.replace(/^\.\//, ""));
+}
+
+describe("npm pack of js/ on a clean tree", () => {
+  test("the tarball holds every file package.json points at, the licences and the README, and no build debris", () => {
+    const pkg = JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8"));
+    assert.equal(pkg.private, undefined, "publishable");
+    assert.match(pkg.version, /^0\.\d+\.\d+$/);
+    assert.equal(pkg.license, "MIT");
+    for (const t of promisedTargets(pkg)) {
+      if (t.includes("*")) {
+        const re = new RegExp(`^${t.replace(/[.]/g, "\\.").replace("*", ".+")}$`);
+        assert.ok(entries.some((e) => re.test(e)), `${t} matches a file in the tarball`);
+      } else {
+        assert.ok(entries.includes(t), `${t} is in the tarball (${entries.length} files)`);
+      }
+    }
+    for (const f of ["README.md", "dist/LICENSE", "dist/LICENSE-go", "dist/types/types.d.ts"]) assert.ok(entries.includes(f), f);
+    const statics = entries.filter((e) => e.startsWith("dist/static/")).map((e) => e.slice("dist/static/".length));
+    assert.equal(statics.length, 2, statics.join());
+    assert.ok(statics.some((f) => /^gateway-circuit\.[0-9a-f]{12}\.js$/.test(f)), statics.join());
+    assert.ok(statics.some((f) => /^gateway-circuit\.[0-9a-f]{12}\.wasm$/.test(f)), statics.join());
+    for (const e of entries) assert.doesNotMatch(e, /(^src\/|\.stamp$|\.test\.|tsconfig|build\.mjs|\.mk$)/, `${e} does not ship`);
+    assert.match(readFileSync(join(pkgDir, "dist/LICENSE"), "utf8"), /^MIT License/);
+    assert.match(readFileSync(join(pkgDir, "dist/LICENSE-go"), "utf8"), /The Go Authors/);
+  });
+});
+
+describe("the installed tarball in a scratch app", () => {
+  test("Node imports the server entry (a pass-through), the head entry and the static files through exports", async () => {
+    const api = await startFileServer({ dir: app, api: (path, req, res) => res.writeHead(200, { "content-type": "application/json" }).end('{"ok":true}') });
+    try {
+      const script = `
+        import { gatewayCircuit, getGatewayCircuit, isCircuitOpenError } from "@gatewaycircuit/browser";
+        import { assets, markArmedScript, ARMED_ATTRIBUTE } from "@gatewaycircuit/browser/head";
+        import { existsSync } from "node:fs";
+        import { fileURLToPath } from "node:url";
+        const body = await gatewayCircuit.fetchJSON(process.argv[1]);
+        const file = (name) => fileURLToPath(import.meta.resolve("@gatewaycircuit/browser/static/" + name));
+        console.log(JSON.stringify({
+          status: gatewayCircuit.status, read: gatewayCircuit.read(), same: getGatewayCircuit() === gatewayCircuit,
+          body, guard: isCircuitOpenError(new Error("x")), assets, marker: markArmedScript.length, attr: ARMED_ATTRIBUTE,
+          files: [existsSync(file(assets.script)), existsSync(file(assets.wasm))],
+        }));`;
+      const url = `${api.url}/api/me`;
+      for (const conditions of [[], ["--conditions=react-server"]]) {
+        // asynchronously: this process serves the API the child calls
+        const { stdout } = await promisify(execFile)(process.execPath, [...conditions, "--input-type=module", "-e", script, url], { cwd: app });
+        const got = JSON.parse(stdout);
+        assert.equal(got.status, "fallback", "on a server the module is a pass-through");
+        assert.equal(got.read, null);
+        assert.equal(got.same, true);
+        assert.deepEqual(got.body, { ok: true }, "fetchJSON goes to the network");
+        assert.equal(got.guard, false);
+        assert.match(got.assets.script, /^gateway-circuit\.[0-9a-f]{12}\.js$/);
+        assert.match(got.assets.wasm, /^gateway-circuit\.[0-9a-f]{12}\.wasm$/);
+        assert.ok(got.marker > 200, `the inline marker script is built in (${got.marker} bytes)`);
+        assert.equal(got.attr, "data-gateway-circuit");
+        assert.deepEqual(got.files, [true, true], "the hashed files named by head are in the package");
+      }
+    } finally {
+      await api.close();
+    }
+  });
+
+  test("TypeScript resolves the declared types of every entry", () => {
+    writeFileSync(
+      join(app, "consumer.ts"),
+      `import { gatewayCircuit, getGatewayCircuit, isCircuitOpenError, type CircuitState, type GatewayCircuit } from "@gatewaycircuit/browser";
+import { assets, markArmedScript } from "@gatewaycircuit/browser/head";
+import type {} from "@gatewaycircuit/browser/global";
+interface User { name: string }
+const viaGlobal: GatewayCircuit = window.gatewayCircuit;
+const state: CircuitState | null = getGatewayCircuit().read();
+const names: string[] = [assets.script, assets.wasm, markArmedScript];
+const user: Promise<User> = gatewayCircuit.fetchJSON<User>("/api/me");
+const query: (ctx: { signal: AbortSignal }) => Promise<User> = window.gatewayCircuit.queryFn<User>("/api/me");
+const open: boolean = isCircuitOpenError(new Error("x"));
+export { viaGlobal, state, names, user, query, open };
+`,
+    );
+    writeFileSync(
+      join(app, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: { strict: true, noEmit: true, target: "ES2022", module: "ESNext", moduleResolution: "Bundler", lib: ["ES2022", "DOM"], types: [] },
+        files: ["consumer.ts"],
+      }),
+    );
+    run(join(root, "node_modules/.bin/tsc"), ["-p", "tsconfig.json"], app);
+    // and the check can fail: a wrong type is reported
+    writeFileSync(join(app, "wrong.ts"), `import { assets } from "@gatewaycircuit/browser/head";\nconst n: number = assets.wasm;\nexport { n };\n`);
+    assert.throws(() => run(join(root, "node_modules/.bin/tsc"), ["--noEmit", "--strict", "--moduleResolution", "bundler", "--module", "esnext", "wrong.ts"], app));
+  });
+
+  test("the bin copies the module files: hashed, or under stable names with --stable", () => {
+    const bin = join(app, "node_modules/.bin/gateway-circuit-assets");
+    run(bin, ["public/_gc"], app);
+    run(bin, ["--stable", "public"], app);
+    const hashed = hashedAssets();
+    assert.deepEqual(readdirSync(join(app, "public")).filter((f) => f !== "_gc").sort(), ["gateway-circuit.js", "gateway-circuit.wasm"]);
+    assert.ok(readFileSync(join(app, "public/gateway-circuit.wasm")).equals(readFileSync(join(app, "public/_gc", hashed.wasm))), "the same wasm");
+  });
+
+  describe("in Chromium", () => {
+    let server;
+    let base = "";
+    let browser;
+    const counts = new Map();
+
+    before(async () => {
+      // The browser entry, resolved the way a bundler resolves it (the "browser" condition).
+      await build({
+        stdin: {
+          contents: `import { gatewayCircuit, getGatewayCircuit, isCircuitOpenError } from "@gatewaycircuit/browser";
+            window.check = async () => {
+              await gatewayCircuit.ready;
+              const first = await gatewayCircuit.fetch("/api/orders");
+              let error = null;
+              try { await gatewayCircuit.fetchJSON("/api/orders"); } catch (e) { error = e; }
+              return { status: gatewayCircuit.status, first: first.status, open: isCircuitOpenError(error),
+                httpStatus: error?.httpStatus, same: getGatewayCircuit() === window.gatewayCircuit,
+                armed: gatewayCircuit.read()?.httpStatus ?? null };
+            };`,
+          resolveDir: app,
+          sourcefile: "app.js",
+        },
+        bundle: true,
+        platform: "browser",
+        format: "iife",
+        outfile: join(app, "public/app.js"),
+        logLevel: "warning",
+      });
+      const { script, wasm } = hashedAssets();
+      writeFileSync(
+        join(app, "public/index.html"),
+        `<!doctype html><html><head><script src="/_gc/${script}" data-wasm="/_gc/${wasm}" data-scope="/api/"></script>` +
+          `<script src="/app.js"></script></head><body></body></html>`,
+      );
+      writeFileSync(
+        join(app, "public/stable.html"),
+        `<!doctype html><html><head><script src="/gateway-circuit.js" data-scope="/api/"></script></head><body></body></html>`,
+      );
+      server = await startFileServer({
+        dir: join(app, "public"),
+        api: (path, req, res) => {
+          counts.set(path, (counts.get(path) ?? 0) + 1);
+          res.writeHead(502, { "content-type": "text/html" }).end("<h1>502 Bad Gateway</h1>");
+        },
+      });
+      base = server.url;
+      browser = await launchBrowser();
+    });
+
+    after(async () => {
+      await browser?.close();
+      await server?.close();
+    });
+
+    test("the script tag from the package's static files runs the wasm; the browser entry hands out its instance", async () => {
+      const context = await browser.newContext();
+      const { page, problems } = await watchedPage(context);
+      await page.goto(`${base}/`);
+      const got = await page.evaluate(() => window.check());
+      assert.deepEqual(got, { status: "ready", first: 502, open: true, httpStatus: 502, same: true, armed: 502 });
+      assert.equal(counts.get("/api/orders"), 1, "the second request was answered before the network");
+      assert.deepEqual(problems, []);
+      await context.close();
+    });
+
+    test("the --stable copies work from a plain tag without data-wasm", async () => {
+      const context = await browser.newContext();
+      const { page, problems } = await watchedPage(context);
+      await page.goto(`${base}/stable.html`);
+      await page.evaluate(() => window.gatewayCircuit.ready);
+      assert.equal(await page.evaluate(() => window.gatewayCircuit.status), "ready");
+      assert.deepEqual(problems, []);
+      await context.close();
+    });
+  });
+});

@@ -1,0 +1,50 @@
+// Compiled by `make test-js` (tsc --noEmit), never run: what an app writes
+// with TanStack Query must type-check against the public types. The lines
+// under an expect-error directive fail the build if they ever compile.
+
+import {
+  type DefaultError,
+  QueryClient,
+  type QueryKey,
+  QueryObserver,
+  type QueryObserverOptions,
+  type QueryObserverResult,
+} from "@tanstack/query-core";
+import { gatewayCircuit } from "../src/index.js";
+
+interface User {
+  id: number;
+  name: string;
+}
+
+// @tanstack/react-query's useQuery, declared over query-core's types.
+declare function useQuery<TQueryFnData = unknown, TError = DefaultError, TData = TQueryFnData, TQueryKey extends QueryKey = QueryKey>(
+  options: QueryObserverOptions<TQueryFnData, TError, TData, TQueryFnData, TQueryKey>,
+): QueryObserverResult<TData, TError>;
+
+const client = new QueryClient({ defaultOptions: { queries: { retry: gatewayCircuit.retry } } });
+
+// The README's line, and its variants: the type argument on either side, or inferred.
+const explicit = useQuery<User>({ queryKey: ["me"], queryFn: gatewayCircuit.queryFn<User>("/api/me") });
+const fromHook = useQuery<User>({ queryKey: ["me"], queryFn: gatewayCircuit.queryFn("/api/me") });
+const fromFn = useQuery({ queryKey: ["me"], queryFn: gatewayCircuit.queryFn<User>("/api/me") });
+const names: (string | undefined)[] = [explicit.data?.name, fromHook.data?.name, fromFn.data?.name];
+
+// select narrows TData from the typed query data.
+const selected = useQuery({ queryKey: ["me"], queryFn: gatewayCircuit.queryFn<User>("/api/me"), select: (u) => u.id });
+const id: number | undefined = selected.data;
+
+// Without a type argument the data stays unknown: no any leaks out.
+const untyped = useQuery({ queryKey: ["me"], queryFn: gatewayCircuit.queryFn("/api/me") });
+// @ts-expect-error unknown has no name
+void untyped.data?.name;
+
+// @ts-expect-error a queryFn for another type does not fit
+useQuery<User>({ queryKey: ["me"], queryFn: gatewayCircuit.queryFn<{ id: string }>("/api/me") });
+
+const observer = new QueryObserver<User>(client, { queryKey: ["me"], queryFn: gatewayCircuit.queryFn<User>("/api/me", { cache: "no-store" }) });
+const fetched: Promise<User> = client.fetchQuery({ queryKey: ["me"], queryFn: gatewayCircuit.queryFn<User>("/api/me") });
+const direct: Promise<User> = gatewayCircuit.fetchJSON<User>("/api/me");
+const plain: Promise<unknown> = gatewayCircuit.fetchJSON("/api/me");
+
+export { client, names, id, observer, fetched, direct, plain };
