@@ -237,6 +237,20 @@ test("a quiet-path success is reported, with its time, before a failure", async 
   assert.ok(i >= 0 && engine.calls[i + 1]!.startsWith("adopt"), engine.calls.join(", "));
 });
 
+test("a quiet-path success that comes after Go stopped being quiet is reported at once (it may withdraw a trip)", async () => {
+  const { gc, engine, sent } = await facade({ quiet: Quiet.Idle | Quiet.Coalesce });
+  const ok = gc.fetch("/api/a"); // sent on the quiet path
+  await until(() => sent.length === 1);
+  engine.script.quiet = 0; // meanwhile a failure of the same burst armed the circuit
+  let reads = 0;
+  const status = engine.status.bind(engine);
+  engine.status = () => (reads++, status());
+  sent[0]!.answer(new Response("ok"));
+  await ok;
+  assert.equal(engine.calls.filter((c) => c.startsWith("succeeded")).length, 1, engine.calls.join(", "));
+  assert.ok(reads > 0, "the state is read again, so the subscribers learn of a withdrawn trip");
+});
+
 test("forget (logout): a request in flight is not joined by the next user", async () => {
   const { gc, engine, sent } = await facade({ quiet: Quiet.Idle | Quiet.Coalesce });
   const alice = gc.fetch("/api/me");

@@ -99,6 +99,7 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
     copies: new Copies(),
     counts: { network: 0, retries: 0, coalesced: 0, shortCircuited: 0, cooledDown: 0, untouched: 0 },
     lastSuccess: 0,
+    idle: () => engine !== null && (engine.quiet() & Quiet.Idle) !== 0,
   };
 
   function die(err: unknown) {

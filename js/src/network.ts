@@ -23,6 +23,8 @@ export interface Core {
   counts: { network: number; retries: number; coalesced: number; shortCircuited: number; cooledDown: number; untouched: number };
   /** When the latest in-scope success on the quiet path came (0: reported already). */
   lastSuccess: number;
+  /** Go still says no policy has anything to say (guard.Quiet): a read of its memory, no call. */
+  idle(): boolean;
 }
 
 /** One request on its way: `ticket` is 0 on the quiet path until an answer that matters adopts one. */
@@ -57,7 +59,15 @@ export function send(core: Core, flight: Flight, plan: Plan): Promise<Response |
       // rule needs it when a failure comes (a rate limiter is not an outage).
       if (st === Status.Opaque) return null;
       if (st >= 100 && st < 500 && st !== 429) {
-        core.lastSuccess = core.now();
+        if (core.idle()) {
+          core.lastSuccess = core.now();
+          return null;
+        }
+        // A failure of the same burst made Go speak meanwhile (it armed, say):
+        // this success counts now, and may withdraw that trip at once.
+        core.lastSuccess = 0;
+        core.call((e) => e.succeeded(core.now()));
+        core.sync(true);
         return null;
       }
       if (core.lastSuccess) {
