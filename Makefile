@@ -103,3 +103,4 @@ clean: nextjs-clean js-clean
 -include demo/demo.mk
 -include demo/nextjs/nextjs.mk
 -include edge/edge.mk
+-include e2e/fresh-app.mk

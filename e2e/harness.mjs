@@ -132,13 +132,13 @@ export async function freePort() {
 
 /**
  * `next start` for an app already built with `next build` (see
- * demo/nextjs/nextjs.mk), on a free loopback port. `env` reaches the server
- * (e.g. GATEWAY_URL).
+ * demo/nextjs/nextjs.mk), or `next dev` (command "dev"), on a free loopback
+ * port. `env` reaches the server (e.g. GATEWAY_URL); `next` is the app's own
+ * Next when it has one (default: the demo workspace's).
  */
-export async function startNext(appDir, env = {}) {
+export async function startNext(appDir, env = {}, { command = "start", next = `${root}demo/nextjs/node_modules/next/dist/bin/next` } = {}) {
   const port = await freePort();
-  const next = `${root}demo/nextjs/node_modules/next/dist/bin/next`;
-  const proc = spawn(process.execPath, [next, "start", "-H", "127.0.0.1", "-p", String(port)], {
+  const proc = spawn(process.execPath, [next, command, "-H", "127.0.0.1", "-p", String(port)], {
     cwd: appDir,
     env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", ...env },
     stdio: ["ignore", "pipe", "inherit"],
@@ -151,7 +151,7 @@ export async function startNext(appDir, env = {}) {
   await Promise.race([
     ready,
     once(proc, "exit").then(([code]) => {
-      throw new Error(`next start in ${appDir} exited with ${code}`);
+      throw new Error(`next ${command} in ${appDir} exited with ${code}`);
     }),
   ]);
   return {

@@ -20,7 +20,8 @@
 //             requests with 500
 //
 // Everything else (the pages, the module's .js and .wasm) goes to upstreamUrl
-// when given, so a page served through nginx is same-origin with its API.
+// when given, so a page served through nginx is same-origin with its API
+// (which is upstreamUrl too, or apiUrl when the pages come from elsewhere).
 // Without upstreamUrl, the API scenarios that need a live upstream use the
 // tiny one in e2e/upstream.mjs, which answers 200 JSON.
 
@@ -45,6 +46,7 @@ const CONTROL = "/__nginx/";
  * @param {{
  *   scenario: string,
  *   upstreamUrl?: string,        // e.g. the demo gateway, "http://127.0.0.1:8080"
+ *   apiUrl?: string,             // where a live API scenario sends apiPrefix, when not upstreamUrl
  *   apiPrefix?: string,          // "/api/"
  *   readTimeoutS?: number,       // hang: proxy_read_timeout, 1
  *   limit?: {rate?: string, burst?: number}, // limit*: "10r/s", burst 5 (nodelay)
@@ -139,7 +141,7 @@ async function apiUpstream(o, upstreams) {
     case "flaky":
       return started(await startUpstream({ mode: "flaky", failRate: o.failRate, seed: o.seed, forwardTo: o.upstreamUrl }));
     default: // proxy, limit503, limit429
-      return o.upstreamUrl ?? started(await startUpstream({ mode: "ok" }));
+      return o.apiUrl ?? o.upstreamUrl ?? started(await startUpstream({ mode: "ok" }));
   }
 }
 
@@ -163,12 +165,15 @@ http {
   ${tmp("fastcgi")}
   ${tmp("uwsgi")}
   ${tmp("scgi")}
+  map $http_upgrade $connection_upgrade { default upgrade; "" ""; }
   ${limited ? `limit_req_zone $binary_remote_addr zone=api:1m rate=${rate};` : ""}
   server {
     listen 127.0.0.1:${port};
     server_name localhost;
     proxy_http_version 1.1;
-    proxy_set_header Connection "";
+    # keep-alive to the upstreams, and WebSocket upgrades through (next dev's HMR socket)
+    proxy_set_header Upgrade $http_upgrade;
+    proxy_set_header Connection $connection_upgrade;
     proxy_set_header Host $http_host;
 
     location = ${CONTROL}scenario {

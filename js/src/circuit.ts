@@ -17,7 +17,7 @@ import { FlightTable } from "./flights.js";
 import { Gate } from "./gate.js";
 import { MUTATIONS, sendMutation } from "./mutations.js";
 import { type Core, send, statusOf } from "./network.js";
-import { createFetchJSON, createRetry } from "./query.js";
+import { createFetchJSON, createQueryFn, createRetry } from "./query.js";
 import { describe, type Described } from "./request.js";
 import { Copies, synthetic } from "./responses.js";
 import { inScope } from "./scope.js";
@@ -416,7 +416,7 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
       staleCopies: core.copies.size,
     }),
     fetchJSON,
-    queryFn: (input, init) => ({ signal }) => fetchJSON(input, { ...init, signal }),
+    queryFn: createQueryFn(fetchJSON),
     retry: (failureCount, error) => createRetry(options.tripStatuses)(failureCount, error),
     isGatewayError,
     isCircuitOpenError,

@@ -12,6 +12,7 @@
 
 import { isCircuitOpenError, isGatewayError, isIdempotencyError } from "./errors.js";
 import { createPassthrough } from "./passthrough.js";
+import { createQueryFn } from "./query.js";
 import type { GatewayCircuit } from "./types.js";
 
 export type * from "./types.js";
@@ -55,7 +56,7 @@ export const gatewayCircuit: GatewayCircuit = {
   metrics: () => live().metrics(),
   diagnostics: () => live().diagnostics(),
   fetchJSON: (input, init) => live().fetchJSON(input, init),
-  queryFn: (input, init) => (ctx) => live().fetchJSON(input, { ...init, signal: ctx.signal }),
+  queryFn: createQueryFn((input, init) => live().fetchJSON(input, init)),
   retry: (failureCount, error) => live().retry(failureCount, error),
   // The guards read a registered-symbol brand: the same in every bundle.
   isGatewayError,

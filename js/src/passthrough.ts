@@ -14,7 +14,7 @@ import {
   type ResolvedOptions,
 } from "./config.js";
 import { isCircuitOpenError, isGatewayError, isIdempotencyError } from "./errors.js";
-import { createFetchJSON, createRetry } from "./query.js";
+import { createFetchJSON, createQueryFn, createRetry } from "./query.js";
 import { isHttpStatus } from "./storage.js";
 import type { GatewayCircuit } from "./types.js";
 
@@ -74,8 +74,7 @@ export function createPassthrough(reason: Error): GatewayCircuit {
     }),
     diagnostics: () => ({ status: "fallback" as const, wasmMemoryBytes: 0, listeners: 0, flights: 0, staleCopies: 0 }),
     fetchJSON,
-    queryFn: <T = unknown>(input: RequestInfo | URL, init?: RequestInit) => ({ signal }: { signal?: AbortSignal }) =>
-      fetchJSON<T>(input, { ...init, signal }),
+    queryFn: createQueryFn(fetchJSON),
     retry: createRetry(DEFAULT_TRIP_STATUSES),
     isGatewayError,
     isCircuitOpenError,

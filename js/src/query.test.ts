@@ -1,7 +1,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { GatewayHttpError, isCircuitOpenError, isGatewayError } from "./errors.js";
-import { createFetchJSON, createRetry, toGatewayError } from "./query.js";
+import { QueryClient, type QueryFunction, QueryObserver } from "@tanstack/query-core";
+import { gatewayCircuit as entryCircuit } from "./index.js";
+import { createPassthrough } from "./passthrough.js";
+import { createFetchJSON, createQueryFn, createRetry, type FetchJSON, toGatewayError } from "./query.js";
 
 const open = () =>
   new Response(`{"error":"gateway_circuit_open","httpStatus":502,"until":123}`, {
@@ -71,4 +74,79 @@ test("retry never retries a refused mutation", async () => {
   const { GatewayIdempotencyError } = await import("./errors.js");
   const retry = createRetry([502, 503, 504]);
   assert.equal(retry(0, new GatewayIdempotencyError(-7, "bad key")), false);
+});
+
+// React's StrictMode (on in `next dev` with the App Router) mounts every
+// component, unmounts it and mounts it again: useQuery subscribes its
+// observer, unsubscribes it, subscribes it again, all before the first
+// response. TanStack cancels a query at its last unsubscribe only when the
+// queryFn read the AbortSignal; then the second mount fetches again.
+async function strictModeMount(queryFn: QueryFunction<unknown>) {
+  const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+  const observer = new QueryObserver(client, { queryKey: ["/api/me"], queryFn });
+  let unsubscribe = observer.subscribe(() => {});
+  unsubscribe();
+  unsubscribe = observer.subscribe(() => {});
+  await client.fetchQuery({ queryKey: ["/api/me"], queryFn }); // joins the query in flight
+  const result = observer.getCurrentResult();
+  unsubscribe();
+  client.clear();
+  return result;
+}
+
+function countingFetchJSON() {
+  const calls: { init?: RequestInit }[] = [];
+  const fetchJSON: FetchJSON = async <T>(_input: RequestInfo | URL, init?: RequestInit) => {
+    calls.push({ init });
+    await new Promise((r) => setTimeout(r, 10));
+    init?.signal?.throwIfAborted();
+    return { name: "kim" } as T;
+  };
+  return { calls, fetchJSON };
+}
+
+test("queryFn: a StrictMode mount, unmount, mount sends one request, not two", async () => {
+  const { calls, fetchJSON } = countingFetchJSON();
+  const result = await strictModeMount(createQueryFn(fetchJSON)("/api/me"));
+  assert.equal(calls.length, 1);
+  assert.deepEqual(result.data, { name: "kim" });
+  assert.equal(calls[0].init?.signal, undefined, "TanStack's signal is not passed by default");
+});
+
+test("queryFn: never reads TanStack's signal unless asked, and keeps the caller's init", async () => {
+  const { calls, fetchJSON } = countingFetchJSON();
+  let read = 0;
+  const ctx = {};
+  Object.defineProperty(ctx, "signal", { enumerable: true, get: () => (read++, new AbortController().signal) });
+  const own = new AbortController().signal;
+  await createQueryFn(fetchJSON)("/api/me", { cache: "no-store", signal: own })(ctx);
+  assert.equal(read, 0, "reading it is what tells TanStack to abort on unmount");
+  assert.deepEqual(calls[0].init, { cache: "no-store", signal: own });
+});
+
+test("queryFn({abortOnUnmount: true}): passes TanStack's signal, so an unmount aborts the request", async () => {
+  const { calls, fetchJSON } = countingFetchJSON();
+  const result = await strictModeMount(createQueryFn(fetchJSON)("/api/me", { abortOnUnmount: true, cache: "no-store" }));
+  assert.equal(calls.length, 2, "the first mount's request was aborted and the second mount fetched again");
+  assert.equal(calls[0].init?.signal?.aborted, true);
+  assert.equal(calls[1].init?.signal?.aborted, false);
+  assert.equal(calls[1].init?.cache, "no-store");
+  assert.ok(!("abortOnUnmount" in (calls[1].init ?? {})), "the option is not passed on to fetch");
+  assert.deepEqual(result.data, { name: "kim" });
+});
+
+test("queryFn from the package entry and from the pass-through behave the same", async () => {
+  const saved = globalThis.fetch;
+  let requests = 0;
+  globalThis.fetch = async () => (requests++, await new Promise((r) => setTimeout(r, 10)), Response.json({ ok: true }));
+  try {
+    for (const circuit of [entryCircuit, createPassthrough(new Error("no tag"))]) {
+      requests = 0;
+      const result = await strictModeMount(circuit.queryFn("/api/me"));
+      assert.equal(requests, 1);
+      assert.deepEqual(result.data, { ok: true });
+    }
+  } finally {
+    globalThis.fetch = saved;
+  }
 });

@@ -61,3 +61,27 @@ export function createRetry(tripStatuses: readonly number[], maxRetries = 3) {
     return failureCount < maxRetries;
   };
 }
+
+/** queryFn's options: RequestInit, and whether an unmount aborts the request. */
+export interface QueryFnInit extends RequestInit {
+  /**
+   * Pass TanStack's AbortSignal to fetch. Default `false`, TanStack's own
+   * default: a query whose component unmounts before the answer is not
+   * cancelled, and a component mounted again joins the same request. With
+   * `true`, TanStack sees the signal read, aborts the request at the last
+   * unmount and fetches again at the next mount: React's StrictMode (on in
+   * `next dev`) then sends every query twice.
+   */
+  abortOnUnmount?: boolean;
+}
+
+/**
+ * TanStack's `queryFn` for one URL. It reads the context's `signal` only
+ * with `abortOnUnmount`: reading it is what makes TanStack abort the query.
+ */
+export function createQueryFn(fetchJSON: FetchJSON) {
+  return <T = unknown>(input: RequestInfo | URL, init: QueryFnInit = {}): ((ctx: { signal?: AbortSignal }) => Promise<T>) => {
+    const { abortOnUnmount = false, ...request } = init;
+    return abortOnUnmount ? (ctx) => fetchJSON<T>(input, { ...request, signal: ctx.signal }) : () => fetchJSON<T>(input, request);
+  };
+}

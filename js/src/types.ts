@@ -1,10 +1,12 @@
 import type { ResolvedOptions } from "./config.js";
 import type { GatewayHttpError, GatewayIdempotencyError } from "./errors.js";
+import type { QueryFnInit } from "./query.js";
 import type { CircuitState, Pause } from "./storage.js";
 
 export type { CircuitState, Pause } from "./storage.js";
 export type { GatewayHttpError, GatewayErrorCode, GatewayIdempotencyError, IdempotencyErrorCode } from "./errors.js";
 export type { ResolvedOptions } from "./config.js";
+export type { QueryFnInit } from "./query.js";
 
 /**
  * Called with the armed circuit (or null) and everything that blocks
@@ -106,8 +108,13 @@ export interface GatewayCircuit {
    * `T` is what the caller expects (like `res.json() as T`): nothing checks it.
    */
   fetchJSON<T = unknown>(input: RequestInfo | URL, init?: RequestInit): Promise<T>;
-  /** `queryFn: gatewayCircuit.queryFn<User>("/api/me")`, passing TanStack's AbortSignal. */
-  queryFn<T = unknown>(input: RequestInfo | URL, init?: RequestInit): (ctx: { signal?: AbortSignal }) => Promise<T>;
+  /**
+   * `queryFn: gatewayCircuit.queryFn<User>("/api/me")`: fetchJSON for TanStack.
+   * It leaves TanStack's AbortSignal alone (an unmount does not abort, and
+   * StrictMode's second mount joins the first request) unless
+   * `init.abortOnUnmount` is true.
+   */
+  queryFn<T = unknown>(input: RequestInfo | URL, init?: QueryFnInit): (ctx: { signal?: AbortSignal }) => Promise<T>;
   /** TanStack's `retry`: never retries an open circuit, a trip status or a 4xx. */
   retry(failureCount: number, error: unknown): boolean;
   isGatewayError(e: unknown): e is GatewayHttpError;

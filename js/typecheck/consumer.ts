@@ -43,8 +43,12 @@ void untyped.data?.name;
 useQuery<User>({ queryKey: ["me"], queryFn: gatewayCircuit.queryFn<{ id: string }>("/api/me") });
 
 const observer = new QueryObserver<User>(client, { queryKey: ["me"], queryFn: gatewayCircuit.queryFn<User>("/api/me", { cache: "no-store" }) });
+// The opt-in to abort on unmount is a typed option, not a stray key.
+const abortable = useQuery<User>({ queryKey: ["me"], queryFn: gatewayCircuit.queryFn<User>("/api/me", { abortOnUnmount: true }) });
+// @ts-expect-error a misspelt option is caught
+gatewayCircuit.queryFn<User>("/api/me", { abortOnUnmout: true });
 const fetched: Promise<User> = client.fetchQuery({ queryKey: ["me"], queryFn: gatewayCircuit.queryFn<User>("/api/me") });
 const direct: Promise<User> = gatewayCircuit.fetchJSON<User>("/api/me");
 const plain: Promise<unknown> = gatewayCircuit.fetchJSON("/api/me");
 
-export { client, names, id, observer, fetched, direct, plain };
+export { client, names, id, observer, abortable, fetched, direct, plain };
