@@ -12,7 +12,7 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { after, before, describe, test } from "node:test";
-import { launchBrowser, startGateway, startNext, watchedPage } from "./harness.mjs";
+import { launchBrowser, queriesSettled, startGateway, startNext, watchedPage } from "./harness.mjs";
 import { startNginx } from "./nginx.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
@@ -32,15 +32,7 @@ after(async () => {
   await gw?.stop();
 });
 
-const settled = (page) =>
-  page.waitForFunction(
-    (n) => {
-      const rows = document.querySelectorAll('[data-testid="query"]');
-      return rows.length === n && [...rows].every((r) => r.dataset.state !== "pending");
-    },
-    QUERIES,
-    { timeout: 60_000 }, // next dev compiles the page on its first request
-  );
+const settled = (page) => queriesSettled(page, QUERIES, 60_000); // next dev compiles the page on its first request
 const rowStates = (page) => page.$$eval('[data-testid="query"]', (rows) => rows.map((r) => r.dataset.state));
 const overlayVisible = (page) => page.isVisible('[data-testid="overlay"]');
 

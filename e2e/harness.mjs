@@ -116,6 +116,18 @@ export async function settled(page, n) {
   await page.waitForFunction((n) => Number(document.body.dataset.settled ?? 0) >= n, n, { timeout: 15_000 });
 }
 
+/** Waits until a Next.js test app shows n [data-testid="query"] rows, none of them pending. */
+export function queriesSettled(page, n, timeout = 20_000) {
+  return page.waitForFunction(
+    (n) => {
+      const rows = document.querySelectorAll('[data-testid="query"]');
+      return rows.length === n && [...rows].every((r) => r.dataset.state !== "pending");
+    },
+    n,
+    { timeout },
+  );
+}
+
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** A free TCP port on 127.0.0.1 (for servers that cannot report one they picked). */

@@ -11,7 +11,7 @@ import { execFile } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import { promisify } from "node:util";
 import { after, before, beforeEach, describe, test } from "node:test";
-import { freePort, launchBrowser, startGateway, startNext, watchedPage } from "./harness.mjs";
+import { freePort, launchBrowser, queriesSettled, startGateway, startNext, watchedPage } from "./harness.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
 const workspace = `${root}demo/nextjs/`;
@@ -60,15 +60,7 @@ describe("twin Next.js portals in Chromium", () => {
       document.addEventListener("securitypolicyviolation", (e) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
     });
 
-  const settled = (page) =>
-    page.waitForFunction(
-      (n) => {
-        const rows = document.querySelectorAll('[data-testid="query"]');
-        return rows.length === n && [...rows].every((r) => r.dataset.state !== "pending");
-      },
-      QUERIES,
-      { timeout: 20_000 },
-    );
+  const settled = (page) => queriesSettled(page, QUERIES);
   const rowStates = (page) => page.$$eval('[data-testid="query"]', (rows) => rows.map((r) => r.dataset.state));
   const armedMark = (page) => page.evaluate(() => document.documentElement.getAttribute("data-gateway-circuit"));
   const overlayVisible = (page) => page.isVisible('[data-testid="overlay"]');
