@@ -285,6 +285,7 @@ func (g *Guard) Begin(nowMs int64, method, url, headers string) Answer {
 	switch d {
 	case probe.Block:
 		// BlockWaiters: others are answered as open while the probe is out.
+		g.metrics.Add(metrics.ShortCircuited)
 		return g.staleOr(nowMs, key, Answer{Kind: Open, UntilMs: nowMs + 1000, Status: 503})
 	case probe.Wait:
 		return Answer{Kind: Wait, Flight: probeID, WaitMs: g.gate.Policy().ProbeTimeoutMs}

@@ -10,6 +10,7 @@ import (
 	"github.com/gatewaycircuit/gatewaycircuit/internal/idempotency"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/metrics"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/negcache"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/probe"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/store"
 )
 
@@ -381,6 +382,22 @@ func TestACooldownSurvivesAReload(t *testing.T) {
 	}
 	if reloaded.Quiet() {
 		t.Fatal("quiet while a restored pause holds")
+	}
+}
+
+// A request answered as open while the probe is out counts as short-circuited.
+func TestBlockedWaitersAreCounted(t *testing.T) {
+	g, _ := guard.New(guard.Policy{Circuit: shortTTL, Probe: probe.Policy{BlockWaiters: true}}, store.NewMemory())
+	g.Arm(t0, 502, 0)
+	now := t0 + shortTTL.TTLMs
+	if a := g.Begin(now, "GET", users, ""); a.Kind != guard.Send || a.Probe == 0 {
+		t.Fatalf("Begin = %+v, want the probe", a)
+	}
+	if a := g.Begin(now, "GET", users+"/2", ""); a.Kind != guard.Open {
+		t.Fatalf("Begin = %+v, want Open while the probe is out", a)
+	}
+	if got := metricOf(g, metrics.ShortCircuited); got != 1 {
+		t.Fatalf("shortCircuited = %d, want 1", got)
 	}
 }
 

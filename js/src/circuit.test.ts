@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { MemoryStorage } from "../test/memory-storage.js";
 import { FakeEngine, Kind, Quiet, type Script } from "../test/fake-engine.js";
+import { Code } from "./abi.gen.js";
 import { createGatewayCircuit, withoutQueries } from "./circuit.js";
 import { readOptions } from "./config.js";
 
@@ -164,6 +165,78 @@ test("metrics count what went to the network, the quiet path included", async ()
   const m = gc.metrics();
   assert.equal(m.network, 2);
   assert.equal(m.coalesced, 1);
+});
+
+/** calls = answeredLocally + passedThrough + network - retries, once nothing waits. */
+function assertAddsUp(m: ReturnType<import("./types.js").GatewayCircuit["metrics"]>) {
+  assert.equal(m.calls, m.answeredLocally + m.passedThrough + m.network - m.retries, JSON.stringify(m));
+}
+
+test("metrics count every call once: the quiet path, out of scope, aborted, and what Go answers", async () => {
+  let quiet = Quiet.Idle | Quiet.Coalesce;
+  const engine = await facade({
+    get quiet() {
+      return quiet;
+    },
+    begin: (_m, url) => (url.endsWith("/open") ? { kind: Kind.Open, until: Date.now() + 1000, status: 502 } : { kind: Kind.Send }),
+  });
+  const { gc, sent } = engine;
+  // The quiet path: two calls share one request, a third has its own.
+  const quietCalls = [gc.fetch("/api/a"), gc.fetch("/api/a"), gc.fetch("/api/b")];
+  // Out of scope, and an aborted signal: handed to fetch untouched.
+  const outside = gc.fetch("http://elsewhere.test/x");
+  await assert.rejects(gc.fetch("/api/c", { signal: AbortSignal.abort() }));
+  await until(() => sent.length === 3);
+  for (const s of sent) s.answer(new Response("x"));
+  await Promise.all([...quietCalls, outside]);
+  // Go decides again (not quiet): an open circuit answers without the network.
+  quiet = 0;
+  assert.equal((await gc.fetch("/api/open")).status, 503);
+  assert.equal((await gc.fetch("/api/open")).status, 503);
+  const m = gc.metrics();
+  assert.deepEqual(
+    { calls: m.calls, network: m.network, answeredLocally: m.answeredLocally, passedThrough: m.passedThrough, coalesced: m.coalesced },
+    { calls: 7, network: 2, answeredLocally: 3, passedThrough: 2, coalesced: 1 },
+  );
+  assertAddsUp(m);
+});
+
+test("metrics count a call that waited for the probe once, and what the gate answered before the wasm runs", async () => {
+  const storage = new MemoryStorage();
+  storage.setItem("gateway_circuit_v1", `{"until":${Date.now() + 60_000},"httpStatus":502}`);
+  let start!: () => void;
+  let n = 0;
+  const { gc, sent } = await facade(
+    { begin: () => (n++ === 1 ? { kind: Kind.Wait, flight: 3, waitMs: 30_000 } : { kind: Kind.Send, probe: n === 1 ? 3 : 0 }) },
+    {},
+    new Promise<void>((r) => (start = r)),
+    storage,
+  );
+  assert.equal((await gc.fetch("/api/x")).status, 503, "the gate answers from the stored circuit");
+  assert.equal(gc.metrics().answeredLocally, 1);
+  gc.clear();
+  start();
+  await gc.ready;
+  const probe = gc.fetch("/api/p", { headers: { a: "1" } });
+  const waiter = gc.fetch("/api/w", { headers: { a: "1" } });
+  await until(() => sent.length === 1);
+  sent[0]!.answer(new Response("ok"));
+  await until(() => sent.length === 2);
+  sent[1]!.answer(new Response("ok"));
+  await Promise.all([probe, waiter]);
+  const m = gc.metrics();
+  assert.equal(m.calls, 3, "the waiter decided twice, and is one call");
+  assert.equal(m.network, 2);
+  assertAddsUp(m);
+});
+
+test("metrics count idempotency refusals as answered locally", async () => {
+  const { gc, sent } = await facade({ idemBegin: () => ({ code: Code.KeyReused, message: "reused" }) });
+  assert.equal((await gc.fetch("/api/orders", { method: "POST", body: "{}" })).status, 422);
+  const m = gc.metrics();
+  assert.equal(sent.length, 0);
+  assert.deepEqual([m.calls, m.idempotencyRefused, m.answeredLocally, m.network], [1, 1, 1, 0]);
+  assertAddsUp(m);
 });
 
 test("a mutation made before the wasm runs waits for it, and gets its key from Go", async () => {

@@ -97,7 +97,18 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
     call,
     sync,
     copies: new Copies(),
-    counts: { network: 0, retries: 0, coalesced: 0, shortCircuited: 0, cooledDown: 0, untouched: 0 },
+    counts: {
+      calls: 0,
+      network: 0,
+      retries: 0,
+      coalesced: 0,
+      shortCircuited: 0,
+      cooledDown: 0,
+      answeredLocally: 0,
+      idempotencyRefused: 0,
+      passedThrough: 0,
+      untouched: 0,
+    },
     lastSuccess: 0,
     idle: () => engine !== null && (engine.quiet() & Quiet.Idle) !== 0,
   };
@@ -138,15 +149,33 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
     if (changed && engine) call(syncFromEngine);
   }
 
+  /** gatewayCircuit.fetch: counted once here, however often it is decided again (after a wait). */
+  function publicFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
+    core.counts.calls++;
+    return guardedFetch(input, init);
+  }
+
+  /** Hands a call to the browser's fetch untouched. */
+  function passThrough(input: RequestInfo | URL, init: RequestInit | undefined): Promise<Response> {
+    core.counts.passedThrough++;
+    return nativeFetch(input, init);
+  }
+
+  /** A call answered without a request of its own. */
+  function local<T>(answer: T): T {
+    core.counts.answeredLocally++;
+    return answer;
+  }
+
   function guardedFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
     let req: Described;
     try {
       req = describe(input, init, env.baseUrl());
     } catch {
-      return nativeFetch(input, init); // fetch rejects it with its own error
+      return passThrough(input, init); // fetch rejects it with its own error
     }
     // Nothing may go out for an aborted signal, and nothing is decided.
-    if (req.signal?.aborted) return nativeFetch(input, init);
+    if (req.signal?.aborted) return passThrough(input, init);
     if (engine) {
       const viaGo = decideWithGo(req, input, init);
       if (viaGo) return viaGo;
@@ -161,7 +190,7 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
     if (req.plain) {
       const bits = engine!.quiet(); // a read of Go's memory: no call, nothing to catch
       if (bits & Quiet.Idle) {
-        if (!inScope(req.url, o.scope)) return nativeFetch(input, init);
+        if (!inScope(req.url, o.scope)) return passThrough(input, init);
         return quietFetch(req, input, init, (bits & Quiet.Coalesce) !== 0);
       }
     }
@@ -169,12 +198,12 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
     if (a === null) {
       if (!engine) return null;
       core.counts.untouched++; // too large to decide on: passed through untouched, never on a prefix
-      return nativeFetch(input, init);
+      return passThrough(input, init);
     }
     sync(a.changed);
     switch (a.kind) {
       case Kind.Pass:
-        return nativeFetch(input, init);
+        return passThrough(input, init);
       case Kind.Send: {
         const release = () => releaseProbe(a.probe);
         if (o.idempotency && MUTATIONS.has(req.method)) return sendMutation(core, flights, a.ticket, req, input, init, release);
@@ -189,25 +218,26 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
       }
       case Kind.Join: {
         const flight = flights.get(`g${a.flight}`);
-        if (flight && !flight.settled) return flight.add(req.signal);
+        if (flight && !flight.settled) return local(flight.add(req.signal));
+        core.counts.network++;
         return nativeFetch(input, init); // (Go and JS track the same flights; a missing one cannot happen)
       }
       case Kind.Wait:
         return waitForProbe(a.flight, a.waitMs, req, input, init);
       case Kind.Open:
-        return Promise.resolve(synthetic("open", a.until, a.status, now()));
+        return local(Promise.resolve(synthetic("open", a.until, a.status, now())));
       case Kind.Cooling:
-        return Promise.resolve(synthetic("cooldown", a.until, 429, now()));
+        return local(Promise.resolve(synthetic("cooldown", a.until, 429, now())));
       case Kind.Negative:
-        return Promise.resolve(synthetic("negative", a.until, a.status, now()));
+        return local(Promise.resolve(synthetic("negative", a.until, a.status, now())));
       case Kind.Stale:
-        return Promise.resolve(
-          core.copies.answer(a.copyId, a.ageMs, a.storedAtMs) ?? synthetic("open", a.until || now(), a.status || 503, now()),
+        return local(
+          Promise.resolve(core.copies.answer(a.copyId, a.ageMs, a.storedAtMs) ?? synthetic("open", a.until || now(), a.status || 503, now())),
         );
       case Kind.Cached: {
         // The key keeps answering empty: its last answer, said to be cached.
         const cached = core.copies.answer(a.copyId, a.ageMs, a.storedAtMs, "cached");
-        return cached ? Promise.resolve(cached) : null;
+        return cached ? local(Promise.resolve(cached)) : null;
       }
     }
     return null;
@@ -219,7 +249,7 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
     const shared = coalesce ? flights.get(key) : undefined;
     if (shared && !shared.settled) {
       core.counts.coalesced++;
-      return shared.add(req.signal);
+      return local(shared.add(req.signal));
     }
     const plan = { ticket: 0, input, init, req };
     const own = coalesce ? key : `s${++solo}`;
@@ -235,13 +265,13 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
     const d = gate.decide(req.url, mirror.get(), now());
     switch (d.kind) {
       case "pass":
-        return nativeFetch(input, init);
+        return passThrough(input, init);
       case "open":
         core.counts.shortCircuited++;
-        return Promise.resolve(synthetic("open", d.state.until, d.state.httpStatus, now()));
+        return local(Promise.resolve(synthetic("open", d.state.until, d.state.httpStatus, now())));
       case "cooldown":
         core.counts.cooledDown++;
-        return Promise.resolve(synthetic("cooldown", d.until, 429, now()));
+        return local(Promise.resolve(synthetic("cooldown", d.until, 429, now())));
     }
     // Until Go runs, some requests wait for it (bounded): a mutation, whose
     // Idempotency-Key must be the one a retry after F5 reuses (only Go's
@@ -357,12 +387,19 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
     });
     // What JS carries out is counted where it happens.
     const c = core.counts;
-    m.network = c.network;
-    m.retries = c.retries;
-    m.coalesced += c.coalesced;
-    m.shortCircuited += c.shortCircuited;
-    m.cooledDown += c.cooledDown;
-    return { ...m, untouched: c.untouched };
+    return {
+      ...m,
+      calls: c.calls,
+      network: c.network,
+      answeredLocally: c.answeredLocally,
+      passedThrough: c.passedThrough,
+      retries: c.retries,
+      coalesced: m.coalesced + c.coalesced,
+      shortCircuited: m.shortCircuited + c.shortCircuited,
+      cooledDown: m.cooledDown + c.cooledDown,
+      idempotencyRefused: c.idempotencyRefused,
+      untouched: c.untouched,
+    };
   }
 
   const ready: Promise<void> = (
@@ -388,9 +425,9 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
   );
   ready.catch(noop); // a rejection is for those who await it, not an unhandledrejection
 
-  const fetchJSON = createFetchJSON(guardedFetch);
+  const fetchJSON = createFetchJSON(publicFetch);
   return {
-    fetch: guardedFetch,
+    fetch: publicFetch,
     read,
     arm,
     clear,

@@ -73,18 +73,25 @@ export async function sendMutation(
     release();
   }
   if (sub.code === Code.KeyReused) {
+    core.counts.idempotencyRefused++;
+    core.counts.answeredLocally++;
     return new Response(JSON.stringify({ error: "idempotency_key_reused", message: sub.message }), {
       status: 422,
       statusText: "Unprocessable Content",
       headers: { "content-type": "application/json", [MARKER_HEADER]: "idempotency" },
     });
   }
-  if (sub.code < 0) throw new GatewayIdempotencyError(sub.code as Code, sub.message);
+  if (sub.code < 0) {
+    core.counts.idempotencyRefused++;
+    core.counts.answeredLocally++;
+    throw new GatewayIdempotencyError(sub.code as Code, sub.message);
+  }
   const key = `m ${sub.action}`;
   if (sub.code === Idem.Join) {
     const shared = flights.get(key);
     if (shared && !shared.settled) {
       core.counts.coalesced++;
+      core.counts.answeredLocally++;
       return shared.add(req.signal);
     }
     // The action's request just ended: Go said join, but there is nothing to join.

@@ -9,6 +9,13 @@ import type { Flight } from "./flights.js";
 import { type Described, initFor } from "./request.js";
 import { parked } from "./wait.js";
 import type { Copies } from "./responses.js";
+import type { Metrics } from "./types.js";
+
+/** The counters the JS side keeps, counted where it carries the request out (Go keeps the others). */
+export type JsCounts = Pick<
+  Metrics,
+  "calls" | "network" | "retries" | "coalesced" | "shortCircuited" | "cooledDown" | "answeredLocally" | "idempotencyRefused" | "passedThrough" | "untouched"
+>;
 
 /** What the steps need from the facade. */
 export interface Core {
@@ -20,7 +27,7 @@ export interface Core {
   sync(changed: boolean): void;
   copies: Copies;
   /** What the JS side carries out, counted where it happens. */
-  counts: { network: number; retries: number; coalesced: number; shortCircuited: number; cooledDown: number; untouched: number };
+  counts: JsCounts;
   /** When the latest in-scope success on the quiet path came (0: reported already). */
   lastSuccess: number;
   /** Go still says no policy has anything to say (guard.Quiet): a read of its memory, no call. */

@@ -60,7 +60,10 @@ export function createPassthrough(reason: Error): GatewayCircuit {
     status: "fallback" as const,
     error: reason,
     metrics: () => ({
+      calls: 0,
       network: 0,
+      answeredLocally: 0,
+      passedThrough: 0,
       shortCircuited: 0,
       coalesced: 0,
       negativeHits: 0,
@@ -70,6 +73,7 @@ export function createPassthrough(reason: Error): GatewayCircuit {
       cooledDown: 0,
       emptyReused: 0,
       evicted: 0,
+      idempotencyRefused: 0,
       untouched: 0,
     }),
     diagnostics: () => ({ status: "fallback" as const, wasmMemoryBytes: 0, listeners: 0, flights: 0, staleCopies: 0 }),

@@ -38,10 +38,26 @@ export interface Diagnostics {
   staleCopies: number;
 }
 
-/** Counters per policy since the page loaded (all 0 without the wasm). */
+/**
+ * Counters since the page loaded. Every call of `fetch` (and so of
+ * `fetchJSON` and `queryFn`) counts in `calls` and, once it is decided, in
+ * exactly one of `answeredLocally`, `passedThrough` or `network` (whose
+ * `retries` are extra requests of calls already counted):
+ * `calls = answeredLocally + passedThrough + network - retries`, but for the
+ * calls still waiting (for the wasm, a probe, a body) and those aborted
+ * while they waited. The per-policy counters say why; one call can count in
+ * two of them (the circuit answering with a stale copy: `shortCircuited`
+ * and `staleServed`). The policy counters are Go's, and 0 until the wasm runs.
+ */
 export interface Metrics {
-  /** Requests sent to the network (probes and retries included). */
+  /** Calls of `gatewayCircuit.fetch`, whatever became of them. */
+  calls: number;
+  /** Requests sent to the network (probes and retries included), the quiet path too. */
   network: number;
+  /** Calls answered without a request of their own: the circuit, a pause, a shared request, the negative cache, a copy, an idempotency refusal. */
+  answeredLocally: number;
+  /** Calls handed to the browser's fetch untouched: out of scope, an input fetch rejects by itself, an aborted signal, or too large to decide (`untouched`). Not guarded, so not in `network`. */
+  passedThrough: number;
   /** Answered by the armed circuit. */
   shortCircuited: number;
   /** Callers that shared a request in flight instead of sending one. */
@@ -60,7 +76,9 @@ export interface Metrics {
   emptyReused: number;
   /** Entries dropped from a full table (requests in flight, negative cache, cooldowns, empty-result TTLs). */
   evicted: number;
-  /** Requests passed through untouched because they were too large to decide on (a frame over 16 MiB). */
+  /** Mutations refused locally: a key reused with another body (a 422) or a malformed key of the caller's own (thrown). */
+  idempotencyRefused: number;
+  /** In scope, but passed through untouched because too large to decide on (a frame over 16 MiB); part of `passedThrough`. */
   untouched: number;
 }
 
