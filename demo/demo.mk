@@ -12,7 +12,7 @@ DEMO_GO_SRC := $(shell find demo/gateway -name '*.go' -not -name '*_test.go') de
 
 build-demo: build/demo/app.js build/gateway
 
-build/demo/app.js: demo/web/app.ts $(JS_SRC) node_modules/.stamp
+build/demo/app.js: $(wildcard demo/web/*.ts) $(JS_SRC) node_modules/.stamp
 	$(ESBUILD) demo/web/app.ts --bundle --minify --format=iife --target=es2020 --log-level=warning --outfile=$@
 
 build/gateway: $(DEMO_GO_SRC)

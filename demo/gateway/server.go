@@ -38,15 +38,18 @@ type Server struct {
 	page   *template.Template
 	orders *idem.Service // POST /api/orders with idempotency keys
 
-	mu     sync.Mutex     // guards mode and counts
+	mu     sync.Mutex     // guards mode, counts and apiRate
 	mode   Mode           //
 	counts map[string]int // requests that reached the fake API, per path
+	// apiRate is the requests under /api/ per second: the demo page's chart.
+	apiRate rate
+	now     func() time.Time
 }
 
 // NewServer returns a gateway in mode ok with zero counts. Its orders
 // endpoint keeps its SQLite database under d.Data; Close closes it.
 func NewServer(d Dirs) (*Server, error) {
-	s := &Server{dirs: d, mux: http.NewServeMux(), mode: Mode{Status: 200}, counts: map[string]int{}}
+	s := &Server{dirs: d, mux: http.NewServeMux(), mode: Mode{Status: 200}, counts: map[string]int{}, now: time.Now}
 	s.page = template.Must(template.ParseFiles(filepath.Join(d.Web, "index.html")))
 	s.mux.HandleFunc("GET /{$}", s.servePage)
 	s.mux.HandleFunc("GET /{file}", servePacked(d.Dist, distNames, http.NotFoundHandler()))
@@ -123,6 +126,9 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.counts[r.URL.Path]++
 	n := s.counts[r.URL.Path]
+	if strings.HasPrefix(r.URL.Path, "/api/") {
+		s.apiRate.add(s.now().Unix())
+	}
 	m := s.mode
 	s.mu.Unlock()
 
@@ -191,12 +197,16 @@ func (s *Server) setMode(w http.ResponseWriter, r *http.Request) {
 type Counts struct {
 	Total int            `json:"total"`
 	Paths map[string]int `json:"paths"`
+	// APIPerSecond is [Unix second, requests] for each of the last 120
+	// seconds in which requests under /api/ reached the gateway (whatever
+	// the prefix asked for), oldest first: the demo page charts it.
+	APIPerSecond [][2]int64 `json:"apiPerSecond"`
 }
 
 func (s *Server) snapshot() Counts {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c := Counts{Paths: make(map[string]int, len(s.counts))}
+	c := Counts{Paths: make(map[string]int, len(s.counts)), APIPerSecond: s.apiRate.last(s.now().Unix())}
 	for p, n := range s.counts {
 		c.Paths[p] = n
 		c.Total += n
@@ -219,10 +229,11 @@ func (s *Server) getCounts(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, c)
 }
 
-// reset zeroes the counts; the mode is left as it is.
+// reset zeroes the counts and their history; the mode is left as it is.
 func (s *Server) reset(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.counts = map[string]int{}
+	s.apiRate = rate{}
 	s.mu.Unlock()
 	w.WriteHeader(http.StatusNoContent)
 }

@@ -5,6 +5,7 @@
 import { QueryCache, QueryClient, QueryObserver } from "@tanstack/query-core";
 import { toGatewayError } from "../../js/src/query.js";
 import type { CircuitState, GatewayCircuit } from "../../js/src/types.js";
+import { stormChart } from "./storm.js";
 
 const gc = (window as unknown as { gatewayCircuit: GatewayCircuit }).gatewayCircuit;
 const $ = (id: string) => document.getElementById(id)!;
@@ -72,6 +73,8 @@ function render(state: CircuitState | null) {
   const overlay = $("overlay");
   $("circuit-state").textContent = state ? `armed (${state.httpStatus})` : "closed";
   body.dataset.circuit = state ? "armed" : "closed";
+  // The chart goes where the person looks: into the overlay while it is up.
+  (state ? $("overlay-chart") : $("storm-home")).append($("storm"));
   if (!state) {
     overlay.hidden = true;
     return;
@@ -104,7 +107,8 @@ $("outside").addEventListener("click", async () => {
   body.dataset.outside = String(res.status);
 });
 
-// The policies at work, live.
+// The policies at work, live; and the F5 storm, charted (storm.ts).
+stormChart(gc, $("storm"));
 const metricsBox = $("metrics");
 setInterval(() => {
   metricsBox.textContent = Object.entries(gc.metrics())
