@@ -47,7 +47,9 @@ export interface Diagnostics {
  * calls still waiting (for the wasm, a probe, a body) and those aborted
  * while they waited. The per-policy counters say why; one call can count in
  * two of them (the circuit answering with a stale copy: `shortCircuited`
- * and `staleServed`). The policy counters are Go's, and 0 until the wasm runs.
+ * and `staleServed`). Before the wasm runs (and in fallback) the shim's
+ * counters (`calls`, `network`, `answeredLocally`, `passedThrough`, and the
+ * stored circuit's and pauses' answers) still count; Go's stay 0.
  */
 export interface Metrics {
   /** Calls of `gatewayCircuit.fetch`, whatever became of them. */
