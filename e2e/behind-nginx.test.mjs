@@ -11,16 +11,82 @@ import { createServer } from "node:http";
 import { readFileSync } from "node:fs";
 import { once } from "node:events";
 import { after, before, describe, test } from "node:test";
+import { build } from "esbuild";
 import { launchBrowser, sleep } from "./harness.mjs";
 import { startNginx } from "./nginx.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
 const KEY = "gateway_circuit_v1";
 
+/**
+ * TanStack Query (query-core, from node_modules) for the browser, as
+ * window.TanStack: the page of the flaky-API test uses it with its DEFAULT
+ * options (3 retries after 1, 2 and 4 s), as a new user would.
+ */
+async function tanstackBundle() {
+  const out = await build({
+    stdin: { contents: 'export { QueryClient, QueryObserver } from "@tanstack/query-core";', resolveDir: root },
+    bundle: true,
+    format: "iife",
+    globalName: "TanStack",
+    target: "es2020",
+    write: false,
+    logLevel: "warning",
+  });
+  return out.outputFiles[0].text;
+}
+
+/**
+ * The TanStack page: n queries (one per URL, so nothing is shared), fired at
+ * once on load, through gatewayCircuit.fetch (module=on) or the browser's own
+ * fetch (module=off, and no script tag). window.outcome resolves to how many
+ * queries ended in success and in error once every one has settled.
+ */
+function tanstackPage(q) {
+  const withModule = q.get("module") !== "off";
+  const negative = q.get("negative-cache");
+  const tag = withModule
+    ? `<script src="/gateway-circuit.js" data-wasm="/gateway-circuit.wasm" data-scope="/api/"${negative ? ` data-negative-cache="${negative}"` : ""}></script>`
+    : "";
+  return `<!doctype html><meta charset="utf-8"><title>TanStack behind nginx</title>
+${tag}
+<script src="/tanstack.js"></script>
+<script>
+  const doFetch = ${withModule ? "(u, init) => gatewayCircuit.fetch(u, init)" : "(u, init) => fetch(u, init)"};
+  const client = new TanStack.QueryClient(); // TanStack's defaults: retry 3, 1 s / 2 s / 4 s apart
+  const n = ${Number(q.get("queries") ?? 100)};
+  window.outcome = Promise.all(Array.from({ length: n }, (_, i) => new Promise((resolve) => {
+    const observer = new TanStack.QueryObserver(client, {
+      queryKey: ["item", i],
+      queryFn: async ({ signal }) => {
+        const res = await doFetch("/api/items/" + i, { signal });
+        if (!res.ok) throw new Error("HTTP " + res.status);
+        return res.json();
+      },
+    });
+    const stop = observer.subscribe((r) => {
+      if (r.status !== "pending" && !r.isFetching) {
+        stop();
+        resolve(r.status);
+      }
+    });
+  }))).then((all) => ({ success: all.filter((s) => s === "success").length, error: all.filter((s) => s === "error").length }));
+</script>`;
+}
+
 /** Pages, the module, and a healthy API: what stands behind nginx. */
 async function startPages() {
+  const tanstack = await tanstackBundle();
   const server = createServer((req, res) => {
     const url = new URL(req.url, "http://x");
+    if (url.pathname === "/tanstack.html") {
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" });
+      return res.end(tanstackPage(url.searchParams));
+    }
+    if (url.pathname === "/tanstack.js") {
+      res.writeHead(200, { "content-type": "text/javascript", "cache-control": "no-store" });
+      return res.end(tanstack);
+    }
     if (url.pathname === "/page.html") {
       const q = url.searchParams;
       const attrs = [...q].map(([k, v]) => ` data-${k}="${v}"`).join("");
@@ -77,22 +143,28 @@ async function open(context, nginx, query = "") {
 const api = (nginx) => nginx.count("/api/");
 
 describe("behind real nginx", () => {
-  test("a dead upstream (nginx's HTML 502) arms on the first load; 5 reloads send 0 requests", () =>
-    scenario({ scenario: "dead" }, async (nginx, context) => {
-      const page = await open(context, nginx);
-      const first = await page.evaluate(() => run(10));
-      assert.ok(first.every((s) => s === 502 || s === 503), `statuses ${first}`);
-      assert.equal(await page.evaluate(() => gatewayCircuit.read()?.httpStatus), 502);
-      const reached = await api(nginx);
-      assert.ok(reached >= 1 && reached <= 10, `${reached} requests on the first load`);
-      for (let i = 0; i < 5; i++) {
-        await page.reload();
-        await page.waitForFunction(() => gatewayCircuit.status === "ready");
-        const again = await page.evaluate(() => run(10));
-        assert.ok(again.every((s) => s === 503), `reload ${i}: ${again}`);
-      }
-      assert.equal(await api(nginx), reached, "no request reached nginx over 5 reloads");
-    }));
+  for (const [name, options, status] of [
+    ["a dead upstream (nginx's HTML 502)", { scenario: "dead" }, 502],
+    ["a hanging upstream (nginx's HTML 504 after proxy_read_timeout)", { scenario: "hang", readTimeoutS: 1 }, 504],
+  ]) {
+    test(`${name} arms on the first load; 5 reloads send 0 requests`, () =>
+      scenario(options, async (nginx, context) => {
+        const page = await open(context, nginx);
+        const first = await page.evaluate(() => run(10));
+        assert.ok(first.every((s) => s === status || s === 503), `statuses ${first}`);
+        assert.equal(await page.evaluate(() => gatewayCircuit.read()?.httpStatus), status);
+        const reached = await api(nginx);
+        assert.ok(reached >= 1 && reached <= 10, `${reached} requests on the first load`);
+        assert.equal(await nginx.count("/api/", status), reached, `nginx answered each with its own ${status}`);
+        for (let i = 0; i < 5; i++) {
+          await page.reload();
+          await page.waitForFunction(() => gatewayCircuit.status === "ready");
+          const again = await page.evaluate(() => run(10));
+          assert.ok(again.every((s) => s === 503), `reload ${i}: ${again}`);
+        }
+        assert.equal(await api(nginx), reached, "no request reached nginx over 5 reloads");
+      }));
+  }
 
   test("F5 after the TTL sends one probe, not every query; a failed probe re-arms with the TTL doubled", () =>
     scenario({ scenario: "dead" }, async (nginx, context) => {
@@ -146,4 +218,34 @@ describe("behind real nginx", () => {
       assert.equal(after, 200);
       assert.equal(await api(nginx), before + 1);
     }));
+
+  // TanStack's default options retry a failed query 3 times (1, 2, 4 s
+  // apart): at 10% random 500s a user almost never sees an error without
+  // the module. The module must not make that worse (a negative cache that
+  // answered every failed GET for 5 s used to eat those retries). Both runs
+  // get the same seeded failure sequence, by order of arrival at the upstream.
+  test("a flaky upstream (10% random 500s): users of a TanStack page with default options see no more errors with the module than without", async () => {
+    const QUERIES = 300;
+    const measure = (query) =>
+      scenario({ scenario: "flaky", failRate: 0.1, seed: 11 }, async (nginx, context) => {
+        const page = await context.newPage();
+        await page.goto(`${nginx.url}/tanstack.html?queries=${QUERIES}&${query}`);
+        const outcome = await page.evaluate(() => window.outcome);
+        const requests = await api(nginx);
+        const failed = await nginx.count("/api/", 500);
+        measured[query] = { ...outcome, requests, failed };
+      });
+    const measured = {};
+    await measure("module=off");
+    await measure("module=on");
+    const without = measured["module=off"];
+    const withModule = measured["module=on"];
+    console.log(`flaky upstream, ${QUERIES} TanStack queries: ${JSON.stringify(measured)}`);
+    for (const [name, m] of Object.entries(measured)) {
+      assert.equal(m.success + m.error, QUERIES, `${name}: every query settled`);
+      assert.ok(m.failed >= 10, `${name}: the upstream failed some requests (${m.failed} of ${m.requests} were 500s)`);
+    }
+    assert.ok(withModule.error <= without.error, `errors users saw: ${withModule.error} with the module, ${without.error} without`);
+    assert.ok(withModule.requests >= QUERIES, "the module did not answer first attempts itself");
+  });
 });
