@@ -18,6 +18,15 @@ import { sleep } from "./harness.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
 
+/** The README's overlay recipe, verbatim: the html block after the sentence that introduces it. */
+function overlayRecipe() {
+  const readme = readFileSync(root + "README.md", "utf8");
+  const at = readme.indexOf("An overlay that shows every blocking state");
+  const block = at < 0 ? null : /```html\n([\s\S]*?)\n```/.exec(readme.slice(at));
+  if (!block) throw new Error("README.md: the overlay recipe (\"An overlay that shows every blocking state\" and its html block) is missing");
+  return block[1];
+}
+
 /**
  * The API and the pages. mode says how the API answers (tests set it from
  * here, never through the browser); log is every API request it got.
@@ -90,6 +99,7 @@ function page(q, apiOrigin) {
   let boot = "";
   for (const [k, v] of q) {
     if (k === "second") second = `<script src="/gateway-circuit.js" data-wasm="/gateway-circuit.wasm" ${v}></script>`;
+    else if (k === "recipe") second = overlayRecipe();
     else if (k === "boot") boot = v;
     else attrs.push(` data-${k}="${v.replace("{api}", apiOrigin)}"`);
   }
@@ -323,6 +333,28 @@ describe(`the user comes first, in ${engine}`, () => {
     await context.close();
   });
 
+  // A page restored by Back/Forward keeps its memory. The event is dispatched
+  // here (PageTransitionEvent, persisted: true): whether an engine keeps a
+  // page in its back/forward cache under automation is its own choice.
+  test("a page restored from the back/forward cache reads the circuit armed and cleared meanwhile", async () => {
+    const { page, context } = await open("scope=/api/");
+    const restored = () => dispatchEvent(new PageTransitionEvent("pageshow", { persisted: true }));
+    // Another page of the tab armed the circuit while this one was in the cache.
+    await page.evaluate(() => sessionStorage.setItem("gateway_circuit_v1", JSON.stringify({ until: Date.now() + 60_000, httpStatus: 502 })));
+    await page.evaluate(restored);
+    const armed = await page.evaluate(() => me());
+    assert.deepEqual([armed.status, armed.marker], [503, "open"]);
+    assert.equal(await page.evaluate(() => gatewayCircuit.blocking().circuit?.httpStatus), 502);
+    assert.equal(api.count(), 0, "blocked before the network");
+    // ... and cleared it again (the user pressed "try again" there).
+    await page.evaluate(() => sessionStorage.removeItem("gateway_circuit_v1"));
+    await page.evaluate(restored);
+    assert.equal((await page.evaluate(() => me())).status, 200);
+    assert.equal(api.count(), 1);
+    assert.deepEqual(await page.problems(), []);
+    await context.close();
+  });
+
   test("a wall clock set back an hour does not hold the tab: the 1 s circuit ends after 1 s", async () => {
     const { page, context } = await open("scope=/api/&ttl-ms=1000");
     api.mode["/api/me"] = { status: 502 };
@@ -360,6 +392,36 @@ describe(`the user comes first, in ${engine}`, () => {
     api.mode["/api/orders"] = { status: 201 };
     assert.equal(await page.evaluate(() => order("tea")), 201);
     assert.equal(api.count("/api/orders"), 3, "the 429, its one retry, and the one after clear()");
+    assert.deepEqual(await page.problems(), []);
+    await context.close();
+  });
+
+  test("the README's overlay recipe shows the circuit, the probe and the pauses, and its button ends what the module chose", async () => {
+    const { page, context } = await open("scope=/api/&ttl-ms=1000&recipe=overlay");
+    const overlay = () => page.evaluate(() => (document.getElementById("overlay").hidden ? "" : document.getElementById("why").textContent));
+    assert.equal(await overlay(), "");
+    api.mode["/api/me"] = { status: 502 };
+    await page.evaluate(() => me());
+    assert.match(await overlay(), /^\(gateway 502, until .+\)$/);
+    await page.waitForFunction(() => /checking/.test(document.getElementById("why").textContent), null, { timeout: 5_000 });
+    assert.equal(await overlay(), "(checking whether the gateway is back)", "the TTL is over: half-open");
+    api.mode["/api/me"] = { status: 200 };
+    assert.equal((await page.evaluate(() => me())).status, 200, "the probe");
+    assert.equal(await overlay(), "", "the probe succeeded: closed");
+    api.mode["/api/orders"] = { status: 429, retryAfter: "60" };
+    assert.equal(await page.evaluate(() => order("tea")), 429);
+    assert.match(await overlay(), /^\(rate limited by the server, until .+\)$/);
+    await page.click("#retry");
+    assert.match(await overlay(), /by the server/, "a pause the server asked for stays");
+    await page.evaluate(() => sessionStorage.clear());
+    await page.reload();
+    await ready(page);
+    api.mode["/api/orders"] = { status: 429 }; // no Retry-After: the module chooses (5 s, waited out once, then 10 s)
+    assert.equal(await page.evaluate(() => order("tea")), 429);
+    assert.match(await overlay(), /^\(rate limited, until .+\)$/);
+    await page.click("#retry");
+    assert.equal(await overlay(), "", "the user's retry ended the module's own pause");
+    assert.equal(api.count("/api/orders"), 3);
     assert.deepEqual(await page.problems(), []);
     await context.close();
   });
