@@ -173,7 +173,7 @@ describe(`the policies around the circuit in ${engine}`, () => {
   });
 
   test("a 429 pause survives F5: the reloaded page's queries do not reach the gateway", async () => {
-    await env.gw.setMode({ status: 429 }); // no Retry-After: 300 s
+    await env.gw.setMode({ status: 429 }); // no Retry-After: 5 s, waited out and retried once, then 10 s
     const { page, context } = await open("queries=0");
     const first = await page.evaluate(async () => (await gatewayCircuit.fetch("/api/limited")).status);
     assert.equal(first, 429);
@@ -182,7 +182,7 @@ describe(`the policies around the circuit in ${engine}`, () => {
       await page.goto(`${env.gw.url}/?queries=10`); // F5: queries fire before the wasm is ready
       await settled(page, 10);
     }
-    assert.equal(await env.gw.count("/api/"), 0, "the pause the server asked for held across reloads");
+    assert.equal(await env.gw.count("/api/"), 0, "the pause the module chose held across reloads");
     const detail = await page.textContent("#queries tr:first-child .detail");
     assert.equal(detail, "GATEWAY_CIRCUIT_OPEN 429");
     assert.deepEqual(await page.problems(), []);

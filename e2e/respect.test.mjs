@@ -241,6 +241,10 @@ describe(`the user comes first, in ${engine}`, () => {
       assert.equal(got.status, 502);
       assert.doesNotMatch(got.body, /alice/);
       await page.evaluate(() => gatewayCircuit.clear());
+      api.mode["/api/me"] = { delayMs: 500 };
+      const both = await page.evaluate(([a, b]) => Promise.all([me(a), me(b)]), [alice, bob]);
+      assert.deepEqual(both.map((r) => JSON.parse(r.body).auth), [alice.authorization, bob.authorization], "each got their own answer");
+      assert.equal(api.count("/api/me"), 4, "two requests, not one shared");
       api.mode["/api/orders"] = { status: 500 };
       await page.evaluate((h) => order("tea", h), alice);
       await page.evaluate((h) => order("tea", h), bob);

@@ -604,16 +604,21 @@ func (g *Guard) observeCircuit(nowMs int64, t *ticket, status int, retryAfter st
 	g.observeBreaker(nowMs, status, delay)
 }
 
-// observeBreaker gives the breaker an answer. When that ends an outage
-// (open or half-open → closed), what the negative cache learnt during it is
-// about the outage, not about the keys: it starts over, and for a while
-// keeps a key that still fails from being asked again at once.
+// observeBreaker gives the breaker an answer. When that closes the circuit,
+// what the negative cache learnt meanwhile is about the failure, not about
+// the keys: it starts over. Only the end of an outage (the half-open probe
+// came back) also keeps, for a while, a key that still fails from being
+// asked again at once; a trip the breaker withdrew (open → closed: a
+// success in the same burst, a rate limiter) was no outage, and the app's
+// own retries of the rejected requests must reach the network.
 func (g *Guard) observeBreaker(nowMs int64, status int, retryAfterMs int64) {
 	before := g.breaker.Phase(nowMs)
 	g.breaker.Observe(nowMs, status, retryAfterMs)
 	if before != circuit.Closed && g.breaker.Phase(nowMs) == circuit.Closed {
 		g.neg.Clear()
-		g.neg.OutageEnded(nowMs)
+		if before == circuit.HalfOpen {
+			g.neg.OutageEnded(nowMs)
+		}
 	}
 	g.syncGate()
 }

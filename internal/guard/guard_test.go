@@ -196,6 +196,15 @@ func TestGuardScripts(t *testing.T) {
 			{advance: 119_999, begin: users, want: guard.Cooling},
 			{advance: 1, begin: users, want: guard.Send},
 		}},
+		{"a trip withdrawn by a success (a rate limiter) is not an outage: a GET that fails next is asked again", guard.Policy{Circuit: scope}, []step{
+			{begin: users, want: guard.Send, as: "a"},
+			{begin: "http://app.test/api/orders", want: guard.Send, as: "b"},
+			{finish: "a", status: 503, wantArmed: yes},
+			{finish: "b", status: 200, wantArmed: no},
+			{advance: 10, begin: users, want: guard.Send, as: "c"},
+			{finish: "c", status: 503, wantArmed: no},
+			{advance: 1_000, begin: users, want: guard.Send}, // TanStack's first retry reaches the network
+		}},
 		{"a failed GET is not asked again inside its window", guard.Policy{Circuit: scope, Negative: negcache.Policy{Always: true}}, []step{
 			{begin: users, want: guard.Send, as: "a"},
 			{finish: "a", status: 500, wantArmed: no},
