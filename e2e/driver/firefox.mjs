@@ -28,7 +28,12 @@ function wrap(page) {
     reload: () => page.reload().then(() => {}),
     evaluate: (fn, arg) => page.evaluate(fn, arg),
     waitForFunction: (fn, arg, timeout) => page.waitForFunction(fn, { timeout }, arg).then((h) => h.dispose()),
-    click: (selector) => page.click(selector),
+    // The element's own click(), in the page: puppeteer's pointer click over
+    // WebDriver BiDi lost 1 click in 10 to 20 on the demo page here (the
+    // handler never ran; scrolling first and waiting two frames did not
+    // help), and these suites test what the page does with a click, not
+    // Firefox's input. The listeners and the default action run the same.
+    click: (selector) => page.$eval(selector, (el) => el.click()),
     screenshot: (path) => page.screenshot({ path }).then(() => {}),
     close: () => page.close(),
   };

@@ -19,7 +19,8 @@
  * never the test's variables. Arguments and results must be JSON-like (no
  * DOM nodes, no functions; undefined may come back as null).
  *
- * Also on every page: click(selector) (a real click through the driver),
+ * Also on every page: click(selector) (a real click through the driver; in
+ * Firefox the element's own click(), see firefox.mjs),
  * dispatchEvent(selector, type), textContent(selector), isVisible(selector),
  * screenshot(path). For pages served through injectingProxy (inject.mjs),
  * which is how WebKit gets them at all:
