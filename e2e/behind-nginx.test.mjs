@@ -99,7 +99,8 @@ async function startPages() {
     gatewayCircuit.fetch("/api/items/" + i).then((r) => r.status, () => 0)));
 </script>`);
     }
-    const file = { "/gateway-circuit.js": ["dist/gateway-circuit.js", "text/javascript"], "/gateway-circuit.wasm": ["dist/gateway-circuit.wasm", "application/wasm"] }[url.pathname];
+    const file = { "/gateway-circuit.js": ["dist/gateway-circuit.js", "text/javascript"], "/gateway-circuit.wasm": ["dist/gateway-circuit.wasm", "application/wasm"] }[url.pathname] ??
+      (/^\/gateway-circuit-engine\.[0-9a-f]{12}\.js$/.test(url.pathname) ? [`dist${url.pathname}`, "text/javascript"] : undefined);
     if (file) {
       res.writeHead(200, { "content-type": file[1], "cache-control": "no-store" });
       return res.end(readFileSync(root + file[0]));
