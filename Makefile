@@ -38,7 +38,7 @@ build: build-product build-demo
 build-product: dist/manifest.json dist/gateway-circuit.d.ts
 
 # Hashed immutable copies and precompressed .br/.gz beside the stable names.
-dist/manifest.json: dist/gateway-circuit.wasm dist/gateway-circuit.js tools/pack-dist.mjs
+dist/manifest.json: dist/gateway-circuit.wasm dist/gateway-circuit.js dist/gateway-circuit-engine.js tools/pack-dist.mjs
 	node tools/pack-dist.mjs dist
 
 dist/gateway-circuit.wasm: $(GO_SRC)
@@ -47,9 +47,16 @@ dist/gateway-circuit.wasm: $(GO_SRC)
 build/wasm_exec.js: $(WASM_EXEC)
 	@mkdir -p build && cp $< $@
 
-dist/gateway-circuit.js: $(JS_SRC) build/wasm_exec.js node_modules/.stamp js/tsconfig.json
+# The tag's file (the facade and the pre-ready gate) names the engine's file
+# (wasm_exec.js, the wasm loader, the Go path) by its content hash, as
+# tools/pack-dist.mjs writes it, and loads it beside itself.
+dist/gateway-circuit-engine.js: $(JS_SRC) build/wasm_exec.js node_modules/.stamp js/tsconfig.json
 	node_modules/.bin/tsc -p js
-	$(ESBUILD) js/src/script.ts --bundle --minify --format=iife --target=es2020 --log-level=warning --outfile=$@
+	$(ESBUILD) js/src/engine-file.ts --bundle --minify --format=iife --target=es2020 --log-level=warning --outfile=$@
+
+dist/gateway-circuit.js: $(JS_SRC) dist/gateway-circuit-engine.js
+	$(ESBUILD) js/src/script.ts --bundle --minify --format=iife --target=es2020 --log-level=warning \
+	  --define:GATEWAY_CIRCUIT_ENGINE="\"gateway-circuit-engine.$$(sha256sum dist/gateway-circuit-engine.js | cut -c1-12).js\"" --outfile=$@
 
 dist/gateway-circuit.d.ts: js/gateway-circuit.d.ts dist/gateway-circuit.js
 	cp $< $@

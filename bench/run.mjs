@@ -51,6 +51,8 @@ try {
   results.size = {
     moduleWasm: sizes(`${root}dist/gateway-circuit.wasm`),
     moduleJs: sizes(`${root}dist/gateway-circuit.js`),
+    moduleEngineJs: sizes(`${root}dist/gateway-circuit-engine.js`),
+    referenceJs: sizes(`${root}bench/web/reference.js`),
     floorWasm: sizes(`${root}build/bench/floor.wasm`),
     floorJs: sizes(`${root}build/bench/wasm_exec.js`),
   };
@@ -124,9 +126,17 @@ out.push(`| ${pad(`JS heap after GC, ${r.memory.calls} calls`, 40)} | ${pad(`${r
 out.push("");
 out.push(`| ${pad("size", 26)} | ${pad("raw", 10)} | ${pad("gzip -9", 10)} | ${pad("brotli -11", 10)} |`);
 out.push(`|${"-".repeat(28)}|${"-".repeat(12)}|${"-".repeat(12)}|${"-".repeat(12)}|`);
-for (const [name, s] of [["module wasm", r.size.moduleWasm], ["module js (incl. wasm_exec)", r.size.moduleJs], ["floor wasm", r.size.floorWasm], ["floor js (wasm_exec.js)", r.size.floorJs]]) {
+for (const [name, s] of [
+  ["module wasm", r.size.moduleWasm],
+  ["module js: the tag's file (blocks)", r.size.moduleJs],
+  ["module js: engine's file (async, incl. wasm_exec)", r.size.moduleEngineJs],
+  ["seed-design breaker js (blocks)", r.size.referenceJs],
+  ["floor wasm", r.size.floorWasm],
+  ["floor js (wasm_exec.js)", r.size.floorJs],
+]) {
   out.push(`| ${pad(name, 26)} | ${pad(s.raw, 10)} | ${pad(s.gzip, 10)} | ${pad(s.brotli, 10)} |`);
 }
+out.push(`the tag's file / the seed-design breaker, brotli: ${(r.size.moduleJs.brotli / r.size.referenceJs.brotli).toFixed(2)}× (what blocks rendering; the engine's file loads after the page)`);
 out.push("");
 out.push(`samples: ${r.ready.loads} loads each for ready; ${r.beforeReady.pairs} before-ready pairs; ${r.closed.n} closed-path calls each; ${r.open.n} open-path calls each`);
 console.log(out.join("\n"));

@@ -8,11 +8,10 @@
 
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
-import { readFileSync } from "node:fs";
 import { once } from "node:events";
 import { after, before, describe, test } from "node:test";
 import { build } from "esbuild";
-import { launchBrowser, sleep } from "./harness.mjs";
+import { launchBrowser, moduleFile, sleep } from "./harness.mjs";
 import { startNginx } from "./nginx.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
@@ -99,10 +98,10 @@ async function startPages() {
     gatewayCircuit.fetch("/api/items/" + i).then((r) => r.status, () => 0)));
 </script>`);
     }
-    const file = { "/gateway-circuit.js": ["dist/gateway-circuit.js", "text/javascript"], "/gateway-circuit.wasm": ["dist/gateway-circuit.wasm", "application/wasm"] }[url.pathname];
+    const file = moduleFile(url.pathname);
     if (file) {
-      res.writeHead(200, { "content-type": file[1], "cache-control": "no-store" });
-      return res.end(readFileSync(root + file[0]));
+      res.writeHead(200, { "content-type": file.type, "cache-control": "no-store" });
+      return res.end(file.body);
     }
     res.writeHead(200, { "content-type": "application/json" });
     res.end(JSON.stringify({ path: url.pathname }));

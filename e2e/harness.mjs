@@ -6,7 +6,7 @@
 // directly (launchBrowser, watchedPage).
 
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { once } from "node:events";
@@ -129,6 +129,18 @@ export function queriesSettled(page, n, timeout = 20_000) {
 }
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * The built module's file for a request path a test server serves at its
+ * root: /gateway-circuit.js, /gateway-circuit.wasm and the engine's file the
+ * script loads beside itself (/gateway-circuit-engine.<hash>.js); null for
+ * any other path.
+ */
+export function moduleFile(pathname) {
+  const m = /^\/(gateway-circuit\.(js|wasm)|gateway-circuit-engine\.[0-9a-f]{12}\.js)$/.exec(pathname);
+  if (!m) return null;
+  return { type: pathname.endsWith(".wasm") ? "application/wasm" : "text/javascript", body: readFileSync(`${root}dist/${m[1]}`) };
+}
 
 /** A free TCP port on 127.0.0.1 (for servers that cannot report one they picked). */
 export async function freePort() {

@@ -172,13 +172,14 @@ describe("twin Next.js portals in Chromium", () => {
     await context.close();
   });
 
-  test("strict CSP with nonces + 'wasm-unsafe-eval': the wasm runs, is fetched once, immutable, application/wasm", async () => {
+  test("strict CSP with nonces + 'wasm-unsafe-eval': the engine's file and the wasm run, the wasm is fetched once (no preload), immutable, application/wasm", async () => {
     const { page, problems, context } = await open("user");
     const res = await fetch(portal.user.url + "/");
     const policy = res.headers.get("content-security-policy");
     assert.match(policy, /script-src 'self' 'nonce-[A-Za-z0-9+/=]+' 'strict-dynamic' 'wasm-unsafe-eval'/);
     assert.doesNotMatch(policy, /'unsafe-inline'|'unsafe-eval'/);
     const html = await res.text();
+    assert.doesNotMatch(html, /<link[^>]*rel="preload"[^>]*\.wasm|<link[^>]*\.wasm[^>]*rel="preload"/, "no high-priority preload of the wasm");
     const nonces = new Set([...html.matchAll(/nonce="([^"]+)"/g)].map((m) => m[1]));
     assert.deepEqual([...nonces], [policy.match(/'nonce-([^']+)'/)[1]], "the policy's nonce, on every script");
     const again = (await fetch(portal.user.url + "/")).headers.get("content-security-policy");
@@ -189,7 +190,7 @@ describe("twin Next.js portals in Chromium", () => {
     await settled(page);
     const wasmUrl = await page.evaluate(() => window.gatewayCircuit.options.wasmUrl);
     assert.match(wasmUrl, /\/_gc\/gateway-circuit\.[0-9a-f]{8,}\.wasm$/);
-    assert.equal(await page.evaluate((u) => performance.getEntriesByName(u).length, wasmUrl), 1, "the preload is the fetch the module uses");
+    assert.equal(await page.evaluate((u) => performance.getEntriesByName(u).length, wasmUrl), 1, "the module's own fetch, once");
 
     const wasm = await fetch(wasmUrl);
     assert.equal(wasm.headers.get("content-type"), "application/wasm");

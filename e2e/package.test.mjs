@@ -59,8 +59,12 @@ after(() => rmSync(work, { recursive: true, force: true }));
 /** The two hashed files the bin copied into public/_gc, by kind. */
 function hashedAssets() {
   const files = readdirSync(join(app, "public/_gc"));
-  assert.equal(files.length, 2, files.join());
-  return { script: files.find((f) => f.endsWith(".js")), wasm: files.find((f) => f.endsWith(".wasm")) };
+  assert.equal(files.length, 3, files.join());
+  return {
+    script: files.find((f) => /^gateway-circuit\.[0-9a-f]+\.js$/.test(f)),
+    engine: files.find((f) => /^gateway-circuit-engine\.[0-9a-f]+\.js$/.test(f)),
+    wasm: files.find((f) => f.endsWith(".wasm")),
+  };
 }
 
 /** Every file path package.json points at: exports (all conditions), types, bin. */
@@ -88,8 +92,9 @@ describe("npm pack of js/ on a clean tree", () => {
     }
     for (const f of ["README.md", "dist/LICENSE", "dist/LICENSE-go", "dist/types/types.d.ts"]) assert.ok(entries.includes(f), f);
     const statics = entries.filter((e) => e.startsWith("dist/static/")).map((e) => e.slice("dist/static/".length));
-    assert.equal(statics.length, 2, statics.join());
+    assert.equal(statics.length, 3, statics.join());
     assert.ok(statics.some((f) => /^gateway-circuit\.[0-9a-f]{12}\.js$/.test(f)), statics.join());
+    assert.ok(statics.some((f) => /^gateway-circuit-engine\.[0-9a-f]{12}\.js$/.test(f)), statics.join());
     assert.ok(statics.some((f) => /^gateway-circuit\.[0-9a-f]{12}\.wasm$/.test(f)), statics.join());
     for (const e of entries) assert.doesNotMatch(e, /(^src\/|\.stamp$|\.test\.|tsconfig|build\.mjs|\.mk$)/, `${e} does not ship`);
     assert.match(readFileSync(join(pkgDir, "dist/LICENSE"), "utf8"), /^MIT License/);
@@ -168,8 +173,22 @@ export { viaGlobal, state, names, user, query, open };
     run(bin, ["public/_gc"], app);
     run(bin, ["--stable", "public"], app);
     const hashed = hashedAssets();
-    assert.deepEqual(readdirSync(join(app, "public")).filter((f) => f !== "_gc").sort(), ["gateway-circuit.js", "gateway-circuit.wasm"]);
+    // The engine's file keeps its hashed name: the script loads it by that name.
+    assert.deepEqual(readdirSync(join(app, "public")).filter((f) => f !== "_gc").sort(), [hashed.engine, "gateway-circuit.js", "gateway-circuit.wasm"]);
     assert.ok(readFileSync(join(app, "public/gateway-circuit.wasm")).equals(readFileSync(join(app, "public/_gc", hashed.wasm))), "the same wasm");
+  });
+
+  test("the script blocks with the gate only: Go's runtime, the wasm loader and the Go path are in the engine's file it names", () => {
+    const { script, engine } = hashedAssets();
+    const gate = readFileSync(join(app, "public/_gc", script), "utf8");
+    const rest = readFileSync(join(app, "public/_gc", engine), "utf8");
+    assert.ok(gate.includes(engine), "the script names the engine's file by its hash");
+    // wasm_exec.js (Go's runtime), engine.ts (the exports it calls), gopath.ts / mutations.ts
+    for (const marker of ["syscall/js.valueGet", "importObject", "gc_begin", "gc_adopt", "idempotency-key"]) {
+      assert.ok(rest.includes(marker), `the engine's file has ${marker}`);
+      assert.ok(!gate.includes(marker), `the script must not carry ${marker}: it blocks rendering`);
+    }
+    assert.ok(gate.length < rest.length, `the script (${gate.length} B) is smaller than the engine's file (${rest.length} B)`);
   });
 
   describe("in Chromium", () => {
@@ -234,6 +253,30 @@ export { viaGlobal, state, names, user, query, open };
       const got = await page.evaluate(() => window.check());
       assert.deepEqual(got, { status: "ready", first: 502, open: true, httpStatus: 502, same: true, armed: 502 });
       assert.equal(counts.get("/api/orders"), 1, "the second request was answered before the network");
+      assert.deepEqual(problems, []);
+      await context.close();
+    });
+
+    test("without the engine's file beside the script, the gate alone runs (fallback): a stored circuit is still honoured", async () => {
+      mkdirSync(join(app, "public/lone"), { recursive: true });
+      cpSync(join(app, "public/gateway-circuit.js"), join(app, "public/lone/gateway-circuit.js"));
+      writeFileSync(
+        join(app, "public/lone.html"),
+        `<!doctype html><html><head><script src="/lone/gateway-circuit.js" data-wasm="/gateway-circuit.wasm" data-scope="/api/"></script></head><body></body></html>`,
+      );
+      const context = await browser.newContext();
+      const { page, problems } = await watchedPage(context);
+      await page.goto(`${base}/lone.html`);
+      const got = await page.evaluate(async () => {
+        const error = await gatewayCircuit.ready.then(() => null, (e) => String(e));
+        gatewayCircuit.arm(502);
+        const res = await gatewayCircuit.fetch("/api/lone");
+        return { status: gatewayCircuit.status, error, answered: res.status, by: res.headers.get("x-gateway-circuit") };
+      });
+      assert.equal(got.status, "fallback");
+      assert.match(got.error, /gateway-circuit-engine\.[0-9a-f]+\.js did not load/);
+      assert.deepEqual([got.answered, got.by], [503, "open"]);
+      assert.equal(counts.get("/api/lone"), undefined, "answered before the network");
       assert.deepEqual(problems, []);
       await context.close();
     });

@@ -14,7 +14,7 @@ import { readFileSync } from "node:fs";
 import { once } from "node:events";
 import { after, before, beforeEach, describe, test } from "node:test";
 import { engine, injectingProxy, launch } from "./driver/index.mjs";
-import { sleep } from "./harness.mjs";
+import { moduleFile, sleep } from "./harness.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
 
@@ -46,10 +46,10 @@ async function startApi() {
       res.writeHead(200, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" });
       return res.end(page(url.searchParams, `http://127.0.0.1:${server.address().port}`));
     }
-    const file = { "/gateway-circuit.js": ["dist/gateway-circuit.js", "text/javascript"], "/gateway-circuit.wasm": ["dist/gateway-circuit.wasm", "application/wasm"] }[url.pathname];
+    const file = moduleFile(url.pathname);
     if (file) {
-      res.writeHead(200, { "content-type": file[1], "cache-control": "no-store" });
-      return res.end(readFileSync(root + file[0]));
+      res.writeHead(200, { "content-type": file.type, "cache-control": "no-store" });
+      return res.end(file.body);
     }
     if (url.pathname === "/login") return json(200, { user: url.searchParams.get("user") }, { "set-cookie": `user=${url.searchParams.get("user")}; Path=/` });
     if (url.pathname === "/logout") return json(200, {}, { "set-cookie": "user=; Path=/; Max-Age=0" });

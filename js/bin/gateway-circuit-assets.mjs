@@ -9,6 +9,8 @@
 // --stable writes gateway-circuit.js and gateway-circuit.wasm instead, for a
 // hand-written page: <script src="/gateway-circuit.js"> finds the wasm beside
 // it without a data-wasm attribute. Serve those with revalidation (no-cache).
+// Either way the engine's file (gateway-circuit-engine.<hash>.js) keeps its
+// hashed name: the script loads it beside itself by that name.
 
 import { copyFileSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
@@ -28,10 +30,12 @@ if (files.length === 0) {
   process.exit(1);
 }
 const hashed = /^gateway-circuit\.[0-9a-f]+\.(js|wasm)$/;
+const engine = /^gateway-circuit-engine\.[0-9a-f]+\.js$/;
 const target = (f) => (stable ? f.replace(hashed, "gateway-circuit.$1") : f);
 mkdirSync(dir, { recursive: true });
 if (!stable) {
   for (const f of readdirSync(dir)) if (hashed.test(f) && !files.includes(f)) rmSync(join(dir, f));
 }
+for (const f of readdirSync(dir)) if (engine.test(f) && !files.includes(f)) rmSync(join(dir, f));
 for (const f of files) copyFileSync(join(from, f), join(dir, target(f)));
 console.log(`gateway-circuit-assets: ${files.map(target).join(", ")} -> ${dir}`);

@@ -7,7 +7,8 @@ import { MemoryStorage } from "../test/memory-storage.js";
 import { FakeEngine, Kind, Quiet, type Script } from "../test/fake-engine.js";
 import { Code } from "./abi.gen.js";
 import { createGatewayCircuit, withoutQueries } from "./circuit.js";
-import { readOptions } from "./config.js";
+import { readGoOptions, readOptions } from "./config.js";
+import { createGoPath } from "./gopath.js";
 
 const base = "http://app.test/page";
 
@@ -37,7 +38,7 @@ async function facade(script: Script, attrs: Record<string, string> = {}, starte
     baseUrl: () => base,
     start: async () => {
       await started;
-      return { engine, options: "" };
+      return { engine, options: "", createGoPath, readGoOptions };
     },
   });
   if (!started) await gc.ready;

@@ -2,25 +2,27 @@
 // It wires the jobs together and decides nothing itself:
 //   request.ts    what a fetch call asks for (read without changing it)
 //   gate.ts       the pre-ready gate: the stored state, honoured before Go runs
+//   state.ts      the circuit's state and the subscribers
+//   responses.ts  synthetic answers and kept copies
+// and, in the engine's file, loaded later (env.start):
 //   engine.ts     the calls into Go (abi.gen.ts declares them)
+//   gopath.ts     the requests Go decides, with
 //   flights.ts    callers sharing one network request; aborts
 //   network.ts    the network step, carrying out Go's outcome
 //   mutations.ts  idempotency keys
-//   state.ts      the circuit's state and the subscribers
-//   responses.ts  synthetic answers and kept copies
+// The tag's file (script.ts) bundles the facade without the engine's part, so
+// what blocks the page's rendering is the gate alone.
 
-import { Flag, Kind, METRICS, Quiet } from "./abi.gen.js";
-import { type DataAttributes, type ResolvedOptions, attributesText, readGoOptions } from "./config.js";
-import { type Engine, loadEngine } from "./engine.js";
+import { Flag, METRICS, Quiet } from "./abi.gen.js";
+import { type DataAttributes, type ResolvedOptions, attributesText, type readGoOptions } from "./config.js";
+import type { Engine } from "./engine.js";
 import { isCircuitOpenError, isGatewayError, isIdempotencyError } from "./errors.js";
-import { FlightTable } from "./flights.js";
 import { Gate } from "./gate.js";
-import { MUTATIONS, sendMutation } from "./mutations.js";
-import { type Core, send, statusOf } from "./network.js";
+import type { Facade, GoPath } from "./gopath.js";
+import { statusOf } from "./network.js";
 import { createFetchJSON, createQueryFn, createRetry } from "./query.js";
-import { describe, type Described } from "./request.js";
-import { Copies, synthetic } from "./responses.js";
-import { inScope } from "./scope.js";
+import { type GateView, gateView, MUTATIONS, readCall } from "./request.js";
+import { synthetic } from "./responses.js";
 import { StateMirror } from "./state.js";
 import { parked } from "./wait.js";
 import { type CircuitState, type StorageLike, isHttpStatus, readPauses, toStored, writeRaw } from "./storage.js";
@@ -33,8 +35,16 @@ export interface Environment {
   /** The base URL relative request URLs resolve against (document.baseURI). */
   baseUrl: () => string;
   now?: () => number;
-  /** Starts the engine (default: loadEngine of the wasm); tests pass a fake one. */
-  start?: (attributes: string) => Promise<{ engine: Engine; options: string }>;
+  /** Starts the engine: loads the engine's file and the wasm (script.ts); tests pass a fake one. */
+  start: (attributes: string) => Promise<Started>;
+}
+
+/** A running engine, Go's Options frame, and the code that only runs with Go (from the engine's file). */
+export interface Started {
+  engine: Engine;
+  options: string;
+  createGoPath: (engine: Engine, facade: Facade, o: Readonly<ResolvedOptions>, again: typeof fetch) => GoPath;
+  readGoOptions: typeof readGoOptions;
 }
 
 const noop = () => {};
@@ -63,12 +73,10 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
   const nativeFetch = env.fetch;
   const storage = env.storage;
   const now = env.now ?? Date.now;
-  const flights = new FlightTable();
-  const probes = new Map<number, { ended: Promise<void>; release(): void; timer: ReturnType<typeof setTimeout> }>(); // half-open probes with waiters
   let engine: Engine | null = null;
+  let path: GoPath | null = null; // the Go path, while the engine runs
   let status: ModuleStatus = "loading";
   let lastError: Error | null = null;
-  let solo = 0; // names quiet-path flights that are not shared
   let options = freeze(o);
   let warnedHold = false;
 
@@ -91,12 +99,11 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
     else syncFromGate();
   }
 
-  const core: Core = {
+  const core: Facade = {
     fetch: nativeFetch,
     now,
     call,
     sync,
-    copies: new Copies(),
     counts: {
       calls: 0,
       network: 0,
@@ -109,8 +116,11 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
       passedThrough: 0,
       untouched: 0,
     },
-    lastSuccess: 0,
     idle: () => engine !== null && (engine.quiet() & Quiet.Idle) !== 0,
+    alive: () => engine !== null,
+    baseUrl: env.baseUrl,
+    passThrough,
+    local,
   };
 
   function die(err: unknown) {
@@ -122,7 +132,9 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
       `[gatewaycircuit] the wasm is not running (${withoutQueries(lastError.message)}); the stored circuit is still honoured, but responses no longer arm it`,
     );
     // Whoever waits on the Go side's decisions goes again, through the gate.
-    for (const id of [...probes.keys()]) releaseProbe(id);
+    const p = path;
+    path = null;
+    p?.release();
   }
 
   /** Calls into Go; null when the Go side is gone (the caller falls back). */
@@ -168,99 +180,17 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
   }
 
   function guardedFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
-    let req: Described;
-    try {
-      req = describe(input, init, env.baseUrl());
-    } catch {
-      return passThrough(input, init); // fetch rejects it with its own error
-    }
-    // Nothing may go out for an aborted signal, and nothing is decided.
-    if (req.signal?.aborted) return passThrough(input, init);
-    if (engine) {
-      const viaGo = decideWithGo(req, input, init);
+    if (path) {
+      const viaGo = path.fetch(input, init);
       if (viaGo) return viaGo;
     }
-    return gated(req, input, init);
-  }
-
-  /** The Go path; null to fall to the gate (Go is gone, or its copy is). */
-  function decideWithGo(req: Described, input: RequestInfo | URL, init: RequestInit | undefined): Promise<Response> | null {
-    // Go says no policy has anything to say (guard.Quiet): a plain GET goes
-    // out without a call, and only an answer that matters is reported.
-    if (req.plain) {
-      const bits = engine!.quiet(); // a read of Go's memory: no call, nothing to catch
-      if (bits & Quiet.Idle) {
-        if (!inScope(req.url, o.scope)) return passThrough(input, init);
-        return quietFetch(req, input, init, (bits & Quiet.Coalesce) !== 0);
-      }
-    }
-    const a = call((e) => e.begin(now(), req.method, req.url, req.headers));
-    if (a === null) {
-      if (!engine) return null;
-      core.counts.untouched++; // too large to decide on: passed through untouched, never on a prefix
-      return passThrough(input, init);
-    }
-    sync(a.changed);
-    switch (a.kind) {
-      case Kind.Pass:
-        return passThrough(input, init);
-      case Kind.Send: {
-        const release = () => releaseProbe(a.probe);
-        if (o.idempotency && MUTATIONS.has(req.method)) return sendMutation(core, flights, a.ticket, req, input, init, release);
-        const key = a.flight ? `g${a.flight}` : `t${a.ticket}`;
-        const flight = flights.open(key, () => call((e) => e.abort(a.ticket)), req.signal !== undefined);
-        const p = flight.add(req.signal);
-        void send(core, flight, { ticket: a.ticket, input, init, req }).then(() => {
-          flights.close(key, flight);
-          release();
-        });
-        return p;
-      }
-      case Kind.Join: {
-        const flight = flights.get(`g${a.flight}`);
-        if (flight && !flight.settled) return local(flight.add(req.signal));
-        core.counts.network++;
-        return nativeFetch(input, init); // (Go and JS track the same flights; a missing one cannot happen)
-      }
-      case Kind.Wait:
-        return waitForProbe(a.flight, a.waitMs, req, input, init);
-      case Kind.Open:
-        return local(Promise.resolve(synthetic("open", a.until, a.status, now())));
-      case Kind.Cooling:
-        return local(Promise.resolve(synthetic("cooldown", a.until, 429, now())));
-      case Kind.Negative:
-        return local(Promise.resolve(synthetic("negative", a.until, a.status, now())));
-      case Kind.Stale:
-        return local(
-          Promise.resolve(core.copies.answer(a.copyId, a.ageMs, a.storedAtMs) ?? synthetic("open", a.until || now(), a.status || 503, now())),
-        );
-      case Kind.Cached: {
-        // The key keeps answering empty: its last answer, said to be cached.
-        const cached = core.copies.answer(a.copyId, a.ageMs, a.storedAtMs, "cached");
-        return cached ? local(Promise.resolve(cached)) : null;
-      }
-    }
-    return null;
-  }
-
-  /** The quiet path: coalesced by URL (a plain GET has no other property), sent without a ticket. */
-  function quietFetch(req: Described, input: RequestInfo | URL, init: RequestInit | undefined, coalesce: boolean) {
-    const key = `q ${req.url}`;
-    const shared = coalesce ? flights.get(key) : undefined;
-    if (shared && !shared.settled) {
-      core.counts.coalesced++;
-      return local(shared.add(req.signal));
-    }
-    const plan = { ticket: 0, input, init, req };
-    const own = coalesce ? key : `s${++solo}`;
-    const flight = flights.open(own, () => plan.ticket && call((e) => e.abort(plan.ticket)), req.signal !== undefined);
-    const p = flight.add(req.signal);
-    void send(core, flight, plan).then(() => flights.close(own, flight));
-    return p;
+    // A call fetch rejects, or with an aborted signal: nothing is decided.
+    const req = readCall(gateView, input, init, env.baseUrl());
+    return req ? gated(req, input, init) : passThrough(input, init);
   }
 
   /** The gate: loading, or the wasm is gone. */
-  function gated(req: Described, input: RequestInfo | URL, init: RequestInit | undefined): Promise<Response> {
+  function gated(req: GateView, input: RequestInfo | URL, init: RequestInit | undefined): Promise<Response> {
     if (mirror.get() && !mirror.armed()) read();
     const d = gate.decide(req.url, mirror.get(), now());
     switch (d.kind) {
@@ -295,7 +225,7 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
   }
 
   /** Holds a request until the wasm runs (at most HOLD_MS), then sends it through Go, or as it is. */
-  function holdUntilReady(req: Described, input: RequestInfo | URL, init: RequestInit | undefined, probing: boolean): Promise<Response> {
+  function holdUntilReady(req: GateView, input: RequestInfo | URL, init: RequestInit | undefined, probing: boolean): Promise<Response> {
     return parked(req.signal, ready, HOLD_MS).then(() => {
       if (status === "ready") return guardedFetch(input, init);
       if (!warnedHold) {
@@ -307,27 +237,6 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
       core.counts.network++;
       return nativeFetch(input, init);
     });
-  }
-
-  /** Half-open: wait for the probe to end (at most waitMs, Go's probe timeout), then decide again. */
-  function waitForProbe(probeId: number, waitMs: number, req: Described, input: RequestInfo | URL, init?: RequestInit) {
-    let probe = probes.get(probeId);
-    if (!probe) {
-      let release!: () => void;
-      const ended = new Promise<void>((r) => (release = r));
-      // A probe that never answers is replaced after Go's timeout; so are its waiters.
-      probes.set(probeId, (probe = { ended, release, timer: setTimeout(() => releaseProbe(probeId), waitMs) }));
-    }
-    return parked(req.signal, probe.ended).then(() => guardedFetch(input, init));
-  }
-
-  /** The probe ended (answered, abandoned, timed out, or Go is gone): its waiters decide again. */
-  function releaseProbe(probeId: number) {
-    const probe = probes.get(probeId);
-    if (!probe) return;
-    probes.delete(probeId);
-    clearTimeout(probe.timer);
-    probe.release();
   }
 
   function read(): CircuitState | null {
@@ -375,9 +284,7 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
   }
 
   function forget(): void {
-    flights.forget();
-    call((e) => e.forget(now()));
-    for (const id of call((e) => e.dropped()) ?? []) core.copies.drop(id);
+    path?.forget(now());
   }
 
   function metrics(): Metrics {
@@ -402,18 +309,13 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
     };
   }
 
-  const ready: Promise<void> = (
-    env.start
-      ? env.start(attributesText(data, o, originOf(env.baseUrl())))
-      : o.wasmUrl
-        ? loadEngine(o.wasmUrl, attributesText(data, o, originOf(env.baseUrl())), nativeFetch)
-        : Promise.reject(new Error("no wasm configured"))
-  ).then(
-    ({ engine: e, options: frame }) => {
+  const ready: Promise<void> = env.start(attributesText(data, o, originOf(env.baseUrl()))).then(
+    ({ engine: e, options: frame, createGoPath, readGoOptions }) => {
       const go = readGoOptions(frame, o);
       options = freeze(go.options);
       for (const w of go.warnings) console.warn(`[gatewaycircuit] ${w}`);
       engine = e;
+      path = createGoPath(e, core, o, guardedFetch);
       status = "ready";
       e.exited.catch(die);
       syncFromEngine(e);
@@ -449,8 +351,8 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
       status,
       wasmMemoryBytes: call((e) => e.memoryBytes()) ?? 0,
       listeners: mirror.size,
-      flights: flights.size,
-      staleCopies: core.copies.size,
+      flights: path?.flights ?? 0,
+      staleCopies: path?.copies ?? 0,
     }),
     fetchJSON,
     queryFn: createQueryFn(fetchJSON),

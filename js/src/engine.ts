@@ -95,22 +95,14 @@ const decoder = new TextDecoder();
 export class FrameTooLarge extends Error {}
 
 /**
- * Fetches, compiles and starts the wasm, then hands it the attributes; the
- * result carries Go's Options frame (the options in force, and warnings).
+ * Starts the wasm `compiled` (the tag's file fetched and compiled it, while
+ * this file loaded), then hands it the attributes; the result carries Go's
+ * Options frame (the options in force, and warnings).
  */
-export async function loadEngine(
-  wasmUrl: string,
-  attributes: string,
-  fetchFn: typeof fetch,
-  priority: "high" | "low" | "auto" = "auto",
-): Promise<{ engine: Engine; options: string }> {
+export async function loadEngine(compiled: Promise<WebAssembly.Module>, attributes: string): Promise<{ engine: Engine; options: string }> {
   const go = newGo();
   if (!go) throw new Error("Go's wasm_exec.js runtime is missing");
-  const res = await fetchFn(wasmUrl, { credentials: "same-origin", priority } as RequestInit);
-  if (!res.ok) throw new Error(`${wasmUrl}: HTTP ${res.status}`);
-  const { instance } = (res.headers.get("content-type") ?? "").startsWith("application/wasm")
-    ? await WebAssembly.instantiateStreaming(res, go.importObject)
-    : await WebAssembly.instantiate(await res.arrayBuffer(), go.importObject);
+  const instance = await WebAssembly.instantiate(await compiled, go.importObject);
   // run() executes main synchronously until it parks; the exports work from here.
   const exited = runGo(go, instance).then(() => {
     throw new Error("the Go program exited");

@@ -10,7 +10,6 @@ import { type Core, send, statusOf } from "./network.js";
 import { MARKER_HEADER } from "./query.js";
 import { type Described, initFor } from "./request.js";
 
-export const MUTATIONS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 const encoder = new TextEncoder();
 
 /** The body's bytes, or null when it cannot be read without consuming it (FormData's boundary is random; streams). */

@@ -22,7 +22,10 @@ const OPTION_DEFAULTS = {
 } as const;
 
 type Option = keyof typeof OPTION_DEFAULTS;
-const OPTIONS = Object.keys(OPTION_DEFAULTS) as Option[];
+
+/** The methods that carry an Idempotency-Key in scope. */
+export const MUTATIONS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+const OPTIONS = /* @__PURE__ */ Object.keys(OPTION_DEFAULTS) as Option[];
 
 export interface Described {
   /** The absolute URL fetch will request. */
@@ -65,6 +68,38 @@ function plainPathUrl(path: string, base: string): string | null {
     lastBase = base;
   }
   return lastOrigin + path;
+}
+
+/**
+ * Reads a fetch call with `view` (gateView or describe); null when fetch must
+ * take the call as it is: fetch rejects it with its own error, or its signal
+ * is already aborted (nothing may go out for it, and nothing is decided).
+ */
+export function readCall<T extends { signal: AbortSignal | undefined }>(
+  view: (input: RequestInfo | URL, init: RequestInit | undefined, base: string) => T,
+  input: RequestInfo | URL,
+  init: RequestInit | undefined,
+  base: string,
+): T | null {
+  let req: T;
+  try {
+    req = view(input, init, base);
+  } catch {
+    return null;
+  }
+  return req.signal?.aborted ? null : req;
+}
+
+/** What the pre-ready gate reads of a fetch call (describe() reads the rest once Go runs). */
+export type GateView = Pick<Described, "url" | "method" | "signal">;
+
+/** The gate's view of a fetch call. Throws where describe() would (see the file comment). */
+export function gateView(input: RequestInfo | URL, init: RequestInit | undefined, base: string): GateView {
+  const url = requestUrl(input, base);
+  const req = isRequest(input) ? input : null;
+  if (init?.headers) new Headers(init.headers); // a bad header: fetch rejects it, nothing is answered for it
+  const signal = init && "signal" in init ? signalOf(init) : (req?.signal ?? undefined);
+  return { url, method: String(init?.method ?? req?.method ?? "GET").toUpperCase(), signal };
 }
 
 /** Reads a fetch call. Throws where fetch would reject (see the file comment). */

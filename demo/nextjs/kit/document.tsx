@@ -1,21 +1,21 @@
-// The root document both portals render: the three <head> tags that make the
+// The root document both portals render: the two <head> tags that make the
 // circuit work under a strict CSP, then the TanStack Query provider.
 //
 //  1. an inline script (with the request's nonce) that marks <html> before
 //     first paint when the stored circuit is armed: portal.css then shows the
 //     overlay in the very first frame, long before React hydrates;
-//  2. a preload of the wasm, crossOrigin="anonymous" because the module
-//     fetches it in cors mode with credentials "same-origin": a preload whose
-//     mode differs is not reused, and the wasm would be fetched twice;
-//  3. the script-tag build through next/script beforeInteractive, configured
+//  2. the script-tag build through next/script beforeInteractive, configured
 //     with data-* attributes: Next runs it before hydration, so
 //     window.gatewayCircuit exists before any query runs.
+//
+// No preload of the wasm: a preload is fetched at high priority at page
+// start, competing with the app's own bundles (LCP); the module fetches the
+// wasm itself, at low priority once the page has loaded and is idle.
 
 import { assets, markArmedScript } from "@gatewaycircuit/browser/head";
 import { headers } from "next/headers";
 import Script from "next/script";
 import type { ReactNode } from "react";
-import { preload } from "react-dom";
 import { Providers } from "./providers";
 import "./portal.css";
 
@@ -26,8 +26,6 @@ export async function PortalDocument({ portal, children }: { portal: string; chi
   // Set by proxy.ts for every page request; Next puts it on its own scripts too.
   const nonce = (await headers()).get("x-nonce") ?? undefined;
   const wasm = ASSET_PATH + assets.wasm;
-  // React renders this as <link rel="preload" as="fetch" crossorigin="anonymous"> at the top of <head>.
-  preload(wasm, { as: "fetch", crossOrigin: "anonymous", type: "application/wasm" });
   return (
     // The marker script adds an attribute React did not render.
     <html lang="ko" data-portal={portal} suppressHydrationWarning>

@@ -1,0 +1,24 @@
+// The engine's file: dist/gateway-circuit-engine.<hash>.js, beside the tag's
+// file, which loads it without blocking the page (script.ts): Go's
+// wasm_exec.js, the wasm loader and the Go path. It only registers itself;
+// the tag's file hands it the wasm's response and takes the running engine.
+
+import "./goruntime.js"; // first: it records the page's globals before wasm_exec.js runs
+import "../../build/wasm_exec.js";
+import type { Started } from "./circuit.js";
+import { readGoOptions } from "./config.js";
+import { loadEngine } from "./engine.js";
+import { takeGoGlobals } from "./goruntime.js";
+import { createGoPath } from "./gopath.js";
+
+/** What this file registers for the tag's file, under Symbol.for("gatewaycircuit.engine"). */
+export interface EngineFile {
+  start(compiled: Promise<WebAssembly.Module>, attributes: string): Promise<Started>;
+}
+
+takeGoGlobals();
+
+const file: EngineFile = {
+  start: (compiled, attributes) => loadEngine(compiled, attributes).then((r) => ({ ...r, createGoPath, readGoOptions })),
+};
+(globalThis as unknown as Record<symbol, EngineFile>)[Symbol.for("gatewaycircuit.engine")] = file;

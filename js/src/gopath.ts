@@ -1,0 +1,183 @@
+// The requests Go decides, once the wasm runs. It ships in the engine's file
+// (dist/gateway-circuit-engine.js) with the wasm loader: the tag's file holds
+// the facade and the pre-ready gate only, and hands a request here while Go
+// runs (circuit.ts).
+
+import { Kind, Quiet } from "./abi.gen.js";
+import type { ResolvedOptions } from "./config.js";
+import type { Engine } from "./engine.js";
+import { FlightTable } from "./flights.js";
+import { sendMutation } from "./mutations.js";
+import { type Core, send } from "./network.js";
+import { type Described, describe, MUTATIONS, readCall } from "./request.js";
+import { Copies, synthetic } from "./responses.js";
+import { inScope } from "./scope.js";
+import { parked } from "./wait.js";
+
+/** What the facade lends the Go path: its clock, its calls into Go, its counters. */
+export type Facade = Omit<Core, "copies" | "lastSuccess"> & {
+  /** False once a call into Go failed (the facade fell back to the gate). */
+  alive(): boolean;
+  baseUrl(): string;
+  /** Hands a call to the browser's fetch untouched (counted). */
+  passThrough(input: RequestInfo | URL, init: RequestInit | undefined): Promise<Response>;
+  /** A call answered without a request of its own (counted). */
+  local<T>(answer: T): T;
+};
+
+export interface GoPath {
+  /** Go's answer for a fetch call; null to fall to the gate (Go is gone, or its copy is). */
+  fetch(input: RequestInfo | URL, init: RequestInit | undefined): Promise<Response> | null;
+  /** Logout: copies, pending keys and in-flight sharing are dropped. */
+  forget(now: number): void;
+  /** Go is gone: whoever waits for a probe decides again (through the gate). */
+  release(): void;
+  readonly flights: number;
+  readonly copies: number;
+}
+
+/**
+ * The Go path over `engine`. `again` is the facade's fetch: a request that
+ * waited for a probe goes through it once more.
+ */
+export function createGoPath(
+  engine: Engine,
+  facade: Facade,
+  o: Readonly<ResolvedOptions>,
+  again: (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>,
+): GoPath {
+  const core: Core = {
+    fetch: facade.fetch,
+    now: facade.now,
+    call: facade.call,
+    sync: facade.sync,
+    counts: facade.counts,
+    idle: facade.idle,
+    copies: new Copies(),
+    lastSuccess: 0,
+  };
+  const { call, sync, now } = core;
+  const { passThrough, local } = facade;
+  const nativeFetch = core.fetch;
+  const flights = new FlightTable();
+  const probes = new Map<number, { ended: Promise<void>; release(): void; timer: ReturnType<typeof setTimeout> }>(); // half-open probes with waiters
+  let solo = 0; // names quiet-path flights that are not shared
+
+  function decide(req: Described, input: RequestInfo | URL, init: RequestInit | undefined): Promise<Response> | null {
+    // Go says no policy has anything to say (guard.Quiet): a plain GET goes
+    // out without a call, and only an answer that matters is reported.
+    if (req.plain) {
+      const bits = engine.quiet(); // a read of Go's memory: no call, nothing to catch
+      if (bits & Quiet.Idle) {
+        if (!inScope(req.url, o.scope)) return passThrough(input, init);
+        return quietFetch(req, input, init, (bits & Quiet.Coalesce) !== 0);
+      }
+    }
+    const a = call((e) => e.begin(now(), req.method, req.url, req.headers));
+    if (a === null) {
+      if (!facade.alive()) return null;
+      core.counts.untouched++; // too large to decide on: passed through untouched, never on a prefix
+      return passThrough(input, init);
+    }
+    sync(a.changed);
+    switch (a.kind) {
+      case Kind.Pass:
+        return passThrough(input, init);
+      case Kind.Send: {
+        const release = () => releaseProbe(a.probe);
+        if (o.idempotency && MUTATIONS.has(req.method)) return sendMutation(core, flights, a.ticket, req, input, init, release);
+        const key = a.flight ? `g${a.flight}` : `t${a.ticket}`;
+        const flight = flights.open(key, () => call((e) => e.abort(a.ticket)), req.signal !== undefined);
+        const p = flight.add(req.signal);
+        void send(core, flight, { ticket: a.ticket, input, init, req }).then(() => {
+          flights.close(key, flight);
+          release();
+        });
+        return p;
+      }
+      case Kind.Join: {
+        const flight = flights.get(`g${a.flight}`);
+        if (flight && !flight.settled) return local(flight.add(req.signal));
+        core.counts.network++;
+        return nativeFetch(input, init); // (Go and JS track the same flights; a missing one cannot happen)
+      }
+      case Kind.Wait:
+        return waitForProbe(a.flight, a.waitMs, req, input, init);
+      case Kind.Open:
+        return local(Promise.resolve(synthetic("open", a.until, a.status, now())));
+      case Kind.Cooling:
+        return local(Promise.resolve(synthetic("cooldown", a.until, 429, now())));
+      case Kind.Negative:
+        return local(Promise.resolve(synthetic("negative", a.until, a.status, now())));
+      case Kind.Stale:
+        return local(
+          Promise.resolve(core.copies.answer(a.copyId, a.ageMs, a.storedAtMs) ?? synthetic("open", a.until || now(), a.status || 503, now())),
+        );
+      case Kind.Cached: {
+        // The key keeps answering empty: its last answer, said to be cached.
+        const cached = core.copies.answer(a.copyId, a.ageMs, a.storedAtMs, "cached");
+        return cached ? local(Promise.resolve(cached)) : null;
+      }
+    }
+    return null;
+  }
+
+  /** The quiet path: coalesced by URL (a plain GET has no other property), sent without a ticket. */
+  function quietFetch(req: Described, input: RequestInfo | URL, init: RequestInit | undefined, coalesce: boolean) {
+    const key = `q ${req.url}`;
+    const shared = coalesce ? flights.get(key) : undefined;
+    if (shared && !shared.settled) {
+      core.counts.coalesced++;
+      return local(shared.add(req.signal));
+    }
+    const plan = { ticket: 0, input, init, req };
+    const own = coalesce ? key : `s${++solo}`;
+    const flight = flights.open(own, () => plan.ticket && call((e) => e.abort(plan.ticket)), req.signal !== undefined);
+    const p = flight.add(req.signal);
+    void send(core, flight, plan).then(() => flights.close(own, flight));
+    return p;
+  }
+
+  /** Half-open: wait for the probe to end (at most waitMs, Go's probe timeout), then decide again. */
+  function waitForProbe(probeId: number, waitMs: number, req: Described, input: RequestInfo | URL, init?: RequestInit) {
+    let probe = probes.get(probeId);
+    if (!probe) {
+      let release!: () => void;
+      const ended = new Promise<void>((r) => (release = r));
+      // A probe that never answers is replaced after Go's timeout; so are its waiters.
+      probes.set(probeId, (probe = { ended, release, timer: setTimeout(() => releaseProbe(probeId), waitMs) }));
+    }
+    return parked(req.signal, probe.ended).then(() => again(input, init));
+  }
+
+  /** The probe ended (answered, abandoned, timed out, or Go is gone): its waiters decide again. */
+  function releaseProbe(probeId: number) {
+    const probe = probes.get(probeId);
+    if (!probe) return;
+    probes.delete(probeId);
+    clearTimeout(probe.timer);
+    probe.release();
+  }
+
+  return {
+    fetch(input, init) {
+      // A call fetch rejects, or with an aborted signal: nothing is decided.
+      const req = readCall(describe, input, init, facade.baseUrl());
+      return req ? decide(req, input, init) : passThrough(input, init);
+    },
+    forget(t) {
+      flights.forget();
+      call((e) => e.forget(t));
+      for (const id of call((e) => e.dropped()) ?? []) core.copies.drop(id);
+    },
+    release() {
+      for (const id of [...probes.keys()]) releaseProbe(id);
+    },
+    get flights() {
+      return flights.size;
+    },
+    get copies() {
+      return core.copies.size;
+    },
+  };
+}
