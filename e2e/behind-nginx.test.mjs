@@ -8,7 +8,7 @@
 
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
-import { once } from "node:events";
+import { listenLoopback } from "./loopback.mjs";
 import { after, before, describe, test } from "node:test";
 import { build } from "esbuild";
 import { launchBrowser, moduleFile, sleep } from "./harness.mjs";
@@ -106,9 +106,7 @@ async function startPages() {
     res.writeHead(200, { "content-type": "application/json" });
     res.end(JSON.stringify({ path: url.pathname }));
   });
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  return { url: `http://127.0.0.1:${server.address().port}`, stop: () => new Promise((r) => server.close(r)) };
+  return listenLoopback(server);
 }
 
 let pages, browser;

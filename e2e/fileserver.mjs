@@ -4,8 +4,8 @@
 
 import { existsSync, readFileSync } from "node:fs";
 import { createServer } from "node:http";
-import { once } from "node:events";
 import { extname, join } from "node:path";
+import { listenLoopback } from "./loopback.mjs";
 
 const TYPES = { ".html": "text/html; charset=utf-8", ".js": "text/javascript", ".wasm": "application/wasm", ".json": "application/json" };
 
@@ -22,14 +22,6 @@ export async function startFileServer({ dir, api, pages = new Map() }) {
     if (!file.startsWith(join(dir, "/")) || !existsSync(file)) return res.writeHead(404).end();
     res.writeHead(200, { "content-type": TYPES[extname(file)] ?? "application/octet-stream", "cache-control": "no-cache" }).end(readFileSync(file));
   });
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  return {
-    url: `http://127.0.0.1:${server.address().port}`,
-    close: async () => {
-      server.closeAllConnections();
-      server.close();
-      await once(server, "close");
-    },
-  };
+  const { url, stop } = await listenLoopback(server);
+  return { url, close: stop };
 }

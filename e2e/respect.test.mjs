@@ -11,7 +11,7 @@
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import { readFileSync } from "node:fs";
-import { once } from "node:events";
+import { listenLoopback } from "./loopback.mjs";
 import { after, before, beforeEach, describe, test } from "node:test";
 import { engine, injectingProxy, launch } from "./driver/index.mjs";
 import { moduleFile, sleep } from "./harness.mjs";
@@ -71,10 +71,9 @@ async function startApi() {
     const status = m.status ?? (req.method === "GET" ? 200 : 201);
     json(status, { user, auth: entry.auth, n: log.length }, m.retryAfter === undefined ? {} : { "retry-after": m.retryAfter });
   });
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
+  const { url, stop } = await listenLoopback(server);
   return {
-    url: `http://127.0.0.1:${server.address().port}`,
+    url,
     log,
     mode,
     /** API requests (not preflights) whose path starts with prefix. */
@@ -83,7 +82,7 @@ async function startApi() {
       log.length = 0;
       for (const k of Object.keys(mode)) delete mode[k];
     },
-    stop: () => new Promise((r) => server.close(r)),
+    stop,
   };
 }
 

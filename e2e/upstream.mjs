@@ -9,7 +9,7 @@
 // only on their order of arrival.
 
 import { createServer } from "node:http";
-import { once } from "node:events";
+import { listenLoopback } from "./loopback.mjs";
 
 /** mulberry32: a small seeded PRNG, floats in [0, 1). */
 export function prng(seed) {
@@ -53,16 +53,13 @@ export async function startUpstream({ mode, failRate = 0.1, seed = 1, forwardTo 
       json(res, 502, { error: "forward failed", message: String(e) });
     }
   });
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
+  const { url, stop } = await listenLoopback(server);
   return {
-    url: `http://127.0.0.1:${server.address().port}`,
+    url,
     counts,
     async stop() {
       for (const res of hanging) res.destroy();
-      server.closeAllConnections();
-      server.close();
-      await once(server, "close");
+      await stop();
     },
   };
 }

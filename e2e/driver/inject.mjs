@@ -6,7 +6,7 @@
 // Everything else is passed through untouched (bodies, encodings, status).
 
 import http from "node:http";
-import { once } from "node:events";
+import { listenLoopback } from "../loopback.mjs";
 
 /** The cookie that names a context's init scripts; removed before the request goes on. */
 const CONTEXT_COOKIE = "e2e_ctx";
@@ -118,15 +118,12 @@ export async function injectingProxy(upstream) {
     });
     req.pipe(up);
   });
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
+  const { url, stop } = await listenLoopback(server);
   return {
-    url: `http://127.0.0.1:${server.address().port}`,
+    url,
     stop: async () => {
-      server.closeAllConnections();
-      server.close();
       agent.destroy();
-      await once(server, "close");
+      await stop();
     },
   };
 }

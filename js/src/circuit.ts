@@ -78,6 +78,7 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
   let status: ModuleStatus = "loading";
   let lastError: Error | null = null;
   let options = freeze(o);
+  let retry = createRetry(options.tripStatuses); // made again when Go's options replace these
   let warnedHold = false;
 
   const mirror = new StateMirror(now, () => read());
@@ -313,6 +314,7 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
     ({ engine: e, options: frame, createGoPath, readGoOptions }) => {
       const go = readGoOptions(frame, o);
       options = freeze(go.options);
+      retry = createRetry(options.tripStatuses);
       for (const w of go.warnings) console.warn(`[gatewaycircuit] ${w}`);
       engine = e;
       path = createGoPath(e, core, o, guardedFetch);
@@ -356,7 +358,7 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
     }),
     fetchJSON,
     queryFn: createQueryFn(fetchJSON),
-    retry: (failureCount, error) => createRetry(options.tripStatuses)(failureCount, error),
+    retry: (failureCount, error) => retry(failureCount, error),
     isGatewayError,
     isCircuitOpenError,
     isIdempotencyError,
