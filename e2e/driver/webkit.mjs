@@ -18,7 +18,11 @@ export async function launch() {
   const contexts = new Set();
   let version = null;
   const newContext = async () => {
-    const session = await startSession();
+    // One more try when MiniBrowser did not start (the display, not the page): said on stderr.
+    const session = await startSession().catch((e) => {
+      console.error(`webkit: ${e.message}; starting another`);
+      return startSession();
+    });
     version ??= (await session.driver.getCapabilities()).get("browserVersion");
     contexts.add(session);
     const pages = [];
@@ -71,7 +75,19 @@ async function startSession() {
     if (i === 100) throw new Error(`${WEBDRIVER} did not answer on ${server}`);
     await new Promise((r) => setTimeout(r, 50));
   }
-  const driver = await new Builder().usingServer(server).withCapabilities(capabilities()).build();
+  // WebKitWebDriver waits for ever for a MiniBrowser that could not start
+  // (seen here: "cannot open display" under xvfb-run): a session that does
+  // not come in 60 s is an error, not a hang.
+  const session = new Builder().usingServer(server).withCapabilities(capabilities()).build();
+  session.then(undefined, () => {});
+  let timer;
+  const late = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`MiniBrowser did not start within 60 s (${WEBDRIVER} on ${server})`)), 60_000);
+  });
+  const driver = await Promise.race([session, late, exited]).finally(() => clearTimeout(timer)).catch((e) => {
+    proc.kill();
+    throw e;
+  });
   await driver.manage().setTimeouts({ script: 120_000, pageLoad: 30_000 });
   let current = await driver.getWindowHandle();
   let queue = Promise.resolve();
