@@ -102,15 +102,18 @@ async function runBatch(cases) {
     debug(`${cases.length} cases (${cases[0].id}…): page ${t1 - t0} ms, run ${Date.now() - t1} ms`);
     pageProblems.push(...problems);
     await new Promise((r) => setTimeout(r, 150)); // a request sent late still reaches the log
-    const ids = cases.flatMap((c) => [`${c.id}~n`, `${c.id}~m`]);
-    const records = await server.records(ids);
+    // A pair the page ran again (an abort timer late on one side) has the tokens of its last run.
+    const sides = (c) => ({ n: `${c.id}~n${results[c.id]?.again ?? ""}`, m: `${c.id}~m${results[c.id]?.again ?? ""}` });
+    const records = await server.records(cases.flatMap((c) => Object.values(sides(c))));
     for (const c of cases) {
       const run = results[c.id];
       if (!run) {
         outcome.set(c.id, { c, diffs: [{ field: "ran", native: "yes", module: "no result" }], notes: [] });
         continue;
       }
-      let { diffs, notes } = caseDiffs(c, run, { n: records[`${c.id}~n`], m: records[`${c.id}~m`] }, SELF ? () => false : inScope);
+      const ids = sides(c);
+      let { diffs, notes } = caseDiffs(c, run, { n: records[ids.n], m: records[ids.m] }, SELF ? () => false : inScope);
+      if (run.again) notes = [...notes, `ran ${Number(run.again) + 1} times: an abort timer fired late on one side`];
       // WebKit cannot send a stream body; a Request built from one has a
       // body the module reads for its idempotency key, and then sends as
       // bytes (docs/contract.md names this difference).
@@ -118,7 +121,7 @@ async function runBatch(cases) {
         notes = [...notes, "webkit: a Request with a stream body is sent as bytes by the module"];
         diffs = [];
       }
-      outcome.set(c.id, { c, diffs, notes, run, records: { n: records[`${c.id}~n`], m: records[`${c.id}~m`] } });
+      outcome.set(c.id, { c, diffs, notes, run, records: { n: records[ids.n], m: records[ids.m] } });
     }
   } finally {
     await context.close();
