@@ -184,17 +184,17 @@ func gcIdemBegin(nowMs float64, n int32, r0, r1, r2, r3 int32) int32 {
 		random[4*i], random[4*i+1], random[4*i+2], random[4*i+3] = byte(r), byte(r>>8), byte(r>>16), byte(r>>24)
 	}
 	sub, err := g.Ledger().Submit(int64(nowMs), op, given, body, random)
-	var sizeErr *idempotency.SizeError
-	var depthErr *idempotency.DepthError
+	// Matched on the sentinels the typed errors unwrap to: errors.As would
+	// link reflectlite into the wasm (12 KB brotli).
 	switch {
 	case err == nil:
 	case errors.Is(err, idempotency.ErrKeyReused):
 		return message(abi.CodeKeyReused, err)
 	case errors.Is(err, idempotency.ErrLedgerFull):
 		return message(abi.CodeLedgerFull, err)
-	case errors.As(err, &sizeErr):
+	case errors.Is(err, idempotency.ErrTooLarge):
 		return message(abi.CodeBodyTooBig, err)
-	case errors.As(err, &depthErr):
+	case errors.Is(err, idempotency.ErrTooDeep):
 		return message(abi.CodeBodyDeep, err)
 	case errors.Is(err, idempotency.ErrInvalidKey):
 		return message(abi.CodeBadKey, err)
