@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/gatewaycircuit/gatewaycircuit/internal/text"
 )
 
 // Header is one request header as fetch's Headers iterates it: the name in
@@ -32,11 +34,11 @@ func (p Policy) Key(method, url string, headers []Header) (string, bool) {
 	}
 	lines := make([]string, 0, len(headers))
 	for _, h := range headers {
-		name := lower(strings.TrimSpace(h.Name))
+		name := lower(text.TrimSpace(h.Name))
 		if name == "" || slices.Contains(p.Ignore, name) {
 			continue
 		}
-		value := strings.TrimSpace(h.Value)
+		value := text.TrimSpace(h.Value)
 		if slices.Contains(credentials, name) {
 			value = "#" + strconv.FormatUint(fnv1a(value), 16)
 		}
@@ -68,11 +70,11 @@ func ParseHeaders(block string) []Header {
 		}
 		// A leading colon belongs to the name of a pseudo-header (":credentials").
 		i := strings.IndexByte(line[1:], ':') + 1
-		name := strings.TrimSpace(line[:max(i, 0)])
+		name := text.TrimSpace(line[:max(i, 0)])
 		if i <= 0 || name == "" || name == ":" {
 			continue
 		}
-		hs = append(hs, Header{Name: name, Value: strings.TrimSpace(line[i+1:])})
+		hs = append(hs, Header{Name: name, Value: text.TrimSpace(line[i+1:])})
 	}
 	return hs
 }

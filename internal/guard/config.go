@@ -6,6 +6,7 @@ import (
 
 	"github.com/gatewaycircuit/gatewaycircuit/internal/circuit"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/stale"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/text"
 )
 
 // The configuration pipeline: the script tag's data-* attributes reach Go
@@ -78,10 +79,10 @@ type setting struct {
 // ParseAttributes reads the attributes (see settings). Lines for names it
 // does not know (data-wasm, the app's own data-*) are ignored. The options
 // are "name=value" lines, every setting in the order above, then the scope.
-func ParseAttributes(text string) (p Policy, options string, warnings []string) {
+func ParseAttributes(lines string) (p Policy, options string, warnings []string) {
 	given := map[string]string{}
 	var scope []string
-	for _, line := range strings.Split(text, "\n") {
+	for _, line := range strings.Split(lines, "\n") {
 		name, value, ok := strings.Cut(line, "=")
 		if !ok {
 			continue
@@ -95,7 +96,7 @@ func ParseAttributes(text string) (p Policy, options string, warnings []string) 
 	values := map[string]string{}
 	for _, s := range settings {
 		v, ok := given[s.name]
-		v = strings.TrimSpace(v)
+		v = text.TrimSpace(v)
 		if !ok || v == "" {
 			values[s.name] = s.def
 			continue
@@ -171,7 +172,7 @@ func (k kind) check(v string) (string, string) {
 	case statuses:
 		var parts []string
 		for _, part := range strings.Split(v, ",") {
-			part = strings.TrimSpace(part)
+			part = text.TrimSpace(part)
 			if part == "" {
 				continue
 			}
@@ -183,7 +184,7 @@ func (k kind) check(v string) (string, string) {
 		}
 		return strings.Join(parts, ","), ""
 	default:
-		switch strings.ToLower(v) {
+		switch text.Lower(v) {
 		case "always":
 			if k == onOffAlways {
 				return "always", ""

@@ -11,6 +11,7 @@ import (
 	"syscall/js"
 
 	"github.com/gatewaycircuit/gatewaycircuit/internal/store"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/text"
 )
 
 // SessionStorage is a store.Store over window.sessionStorage. Storage that
@@ -63,7 +64,7 @@ func (s *SessionStorage) Set(key, value string) error {
 	}
 	if _, err := try(func() js.Value { return s.storage.Call("setItem", key, value) }); err != nil {
 		kind := store.ErrUnavailable
-		if strings.Contains(strings.ToLower(err.Error()), "quota") {
+		if strings.Contains(text.Lower(err.Error()), "quota") {
 			kind = store.ErrQuota
 		}
 		return wrap("setItem", kind, err)

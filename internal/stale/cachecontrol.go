@@ -1,6 +1,10 @@
 package stale
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/gatewaycircuit/gatewaycircuit/internal/text"
+)
 
 // MaxDeltaSeconds is where a delta-seconds value saturates (RFC 9111 §1.2.2).
 const MaxDeltaSeconds = 1 << 31
@@ -23,8 +27,8 @@ func ParseCacheControl(v string) CacheControl {
 		var d string
 		d, v = nextDirective(v)
 		name, value, hasValue := strings.Cut(d, "=")
-		name = strings.TrimSpace(name)
-		value = unquote(strings.TrimSpace(value))
+		name = text.TrimSpace(name)
+		value = unquote(text.TrimSpace(value))
 		switch {
 		case equalFold(name, "no-store"):
 			cc.NoStore = true
