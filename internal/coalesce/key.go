@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gatewaycircuit/gatewaycircuit/internal/fnv"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/text"
 )
 
@@ -40,7 +41,7 @@ func (p Policy) Key(method, url string, headers []Header) (string, bool) {
 		}
 		value := text.TrimSpace(h.Value)
 		if slices.Contains(credentials, name) {
-			value = "#" + strconv.FormatUint(fnv1a(value), 16)
+			value = "#" + strconv.FormatUint(fnv.Sum64a(value), 16)
 		}
 		lines = append(lines, name+": "+value)
 	}
@@ -87,14 +88,4 @@ func sortLines(lines []string) {
 			lines[j], lines[j-1] = lines[j-1], lines[j]
 		}
 	}
-}
-
-// fnv1a is the 64-bit FNV-1a hash (hash/fnv, without the interface).
-func fnv1a(s string) uint64 {
-	h := uint64(14695981039346656037)
-	for i := 0; i < len(s); i++ {
-		h ^= uint64(s[i])
-		h *= 1099511628211
-	}
-	return h
 }

@@ -2,12 +2,12 @@ package idempotency
 
 import (
 	"errors"
-	"hash/fnv"
 	"math"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/gatewaycircuit/gatewaycircuit/internal/fnv"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/jsontext"
 )
 
@@ -129,13 +129,12 @@ func Fingerprint(body []byte, l Limits) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	h := fnv.New128a()
-	_, _ = h.Write(canon)
+	sum := fnv.Sum128a(canon)
 	kind := "b:"
 	if isJSON {
 		kind = "j:"
 	}
-	return kind + hexString(h.Sum(nil)), nil
+	return kind + hexString(sum[:]), nil
 }
 
 const hexDigits = "0123456789abcdef"

@@ -1,8 +1,9 @@
 package idempotency
 
 import (
-	"hash/fnv"
 	"strings"
+
+	"github.com/gatewaycircuit/gatewaycircuit/internal/fnv"
 )
 
 // An operation names what an action does, e.g.
@@ -71,9 +72,8 @@ const hashLen = 16
 
 // hash64 is the 64-bit FNV-1a hash of s, in 16 hex digits.
 func hash64(s string) string {
-	h := fnv.New64a()
-	_, _ = h.Write([]byte(s))
-	return hexString(h.Sum(nil))
+	h := fnv.Sum64a(s)
+	return hexString([]byte{byte(h >> 56), byte(h >> 48), byte(h >> 40), byte(h >> 32), byte(h >> 24), byte(h >> 16), byte(h >> 8), byte(h)})
 }
 
 func isHash(s string) bool {
