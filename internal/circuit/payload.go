@@ -247,12 +247,7 @@ func (p *parser) num() number {
 			p.err = true
 			return number{}
 		}
-		v, err := strconv.ParseFloat(tok, 64)
-		if err != nil && !errors.Is(err, strconv.ErrRange) {
-			p.err = true
-			return number{}
-		}
-		return number{v: v, isNum: true}
+		return number{v: jsontext.Float(tok), isNum: true}
 	}
 	if !p.value(0) {
 		p.err = true

@@ -3,6 +3,8 @@ package cooldown
 import (
 	"strconv"
 	"strings"
+
+	"github.com/gatewaycircuit/gatewaycircuit/internal/text"
 )
 
 // StorageKey is where the pauses are kept (sessionStorage in the browser),
@@ -57,12 +59,12 @@ func (c *Cooldown) Restore(raw string, nowMs int64) {
 		}
 		until, rest, ok1 := strings.Cut(line, " ")
 		strikes, svc, ok2 := strings.Cut(rest, " ")
-		u, err1 := strconv.ParseInt(until, 10, 64)
-		n, err2 := strconv.Atoi(strikes)
-		if !ok1 || !ok2 || err1 != nil || err2 != nil || n < 0 || n > 64 || svc == "" {
+		u, ok3 := text.Int(until)
+		n, ok4 := text.Int(strikes)
+		if !ok1 || !ok2 || !ok3 || !ok4 || n < 0 || n > 64 || svc == "" {
 			continue
 		}
-		s := service{untilMs: min(u, nowMs+c.policy.MaxPauseMs), strikes: n}
+		s := service{untilMs: min(u, nowMs+c.policy.MaxPauseMs), strikes: int(n)}
 		if c.forgotten(nowMs, s) {
 			continue
 		}

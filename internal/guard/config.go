@@ -127,10 +127,10 @@ func ParseAttributes(lines string) (p Policy, options string, warnings []string)
 		halfOpen = maxTTL
 	}
 	values["halfOpenMs"] = strconv.FormatInt(halfOpen, 10)
-	minFailures, _ := strconv.Atoi(values["tripMinFailures"])
+	minFailures, _ := text.Int(values["tripMinFailures"])
 	p.Circuit = circuit.Policy{
 		TTLMs: ttl, MaxTTLMs: maxTTL, TripStatuses: statusList(values["tripStatuses"]), Scope: scope,
-		TripWindowMs: ms(values["tripWindowMs"]), TripMinFailures: minFailures, HalfOpenMs: halfOpen,
+		TripWindowMs: ms(values["tripWindowMs"]), TripMinFailures: int(minFailures), HalfOpenMs: halfOpen,
 	}
 	p.Stale.Enabled = on("stale")
 	p.Stale.MaxStaleMs = ms(values["staleMaxMs"])
@@ -158,17 +158,17 @@ func ParseAttributes(lines string) (p Policy, options string, warnings []string)
 func (k kind) check(v string) (string, string) {
 	switch k {
 	case millis:
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || n <= 0 || n > 1<<53 {
+		n, ok := text.Int(v)
+		if !ok || n <= 0 || n > 1<<53 {
 			return "", "is not a positive whole number of milliseconds"
 		}
 		return strconv.FormatInt(n, 10), ""
 	case count:
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 1000 {
+		n, ok := text.Int(v)
+		if !ok || n < 1 || n > 1000 {
 			return "", "is not a whole number from 1 to 1000"
 		}
-		return strconv.Itoa(n), ""
+		return strconv.FormatInt(n, 10), ""
 	case statuses:
 		var parts []string
 		for _, part := range strings.Split(v, ",") {
@@ -176,11 +176,11 @@ func (k kind) check(v string) (string, string) {
 			if part == "" {
 				continue
 			}
-			n, err := strconv.Atoi(part)
-			if err != nil || n < 100 || n > 599 {
+			n, ok := text.Int(part)
+			if !ok || n < 100 || n > 599 {
 				return "", "lists " + strconv.Quote(part) + ", not an HTTP status (100-599)"
 			}
-			parts = append(parts, strconv.Itoa(n))
+			parts = append(parts, strconv.FormatInt(n, 10))
 		}
 		return strings.Join(parts, ","), ""
 	default:
@@ -209,15 +209,15 @@ func (k kind) check(v string) (string, string) {
 }
 
 func ms(v string) int64 {
-	n, _ := strconv.ParseInt(v, 10, 64)
+	n, _ := text.Int(v)
 	return n
 }
 
 func statusList(v string) []int {
 	list := []int{}
 	for _, part := range strings.Split(v, ",") {
-		if n, err := strconv.Atoi(part); err == nil {
-			list = append(list, n)
+		if n, ok := text.Int(part); ok {
+			list = append(list, int(n))
 		}
 	}
 	return list

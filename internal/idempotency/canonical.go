@@ -9,6 +9,7 @@ import (
 
 	"github.com/gatewaycircuit/gatewaycircuit/internal/fnv"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/jsontext"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/text"
 )
 
 // Defaults for Limits, applied in Limits.withDefaults.
@@ -391,11 +392,7 @@ func (c *canonicalizer) number(out []byte) ([]byte, bool) {
 	if !ok {
 		return out, false
 	}
-	v, err := strconv.ParseFloat(tok, 64)
-	if err != nil && !errors.Is(err, strconv.ErrRange) {
-		return out, false
-	}
-	return appendNumber(out, v), true
+	return appendNumber(out, jsontext.Float(tok)), true
 }
 
 // appendNumber implements Number::toString (ECMA-262 6.1.6.1.20) for the
@@ -420,7 +417,8 @@ func appendNumber(out []byte, v float64) []byte {
 			digits = append(digits, b)
 		}
 	}
-	x, _ := strconv.Atoi(string(exp))
+	e10, _ := text.Int(string(exp))
+	x := int(e10)
 	k, n := len(digits), x+1
 	switch {
 	case k <= n && n <= 21:

@@ -3,6 +3,8 @@ package idempotency
 import (
 	"strconv"
 	"strings"
+
+	"github.com/gatewaycircuit/gatewaycircuit/internal/text"
 )
 
 // The stored ledger is one line per entry, oldest first:
@@ -55,7 +57,7 @@ func decode(raw string) (entries []Entry, forgotAt int64) {
 		var line string
 		line, rest, _ = strings.Cut(rest, "\n")
 		if ms, ok := strings.CutPrefix(line, forgotPrefix); ok {
-			if t, err := strconv.ParseInt(ms, 10, 64); err == nil {
+			if t, ok := text.Int(ms); ok {
 				forgotAt = max(forgotAt, t)
 			}
 			continue
@@ -83,11 +85,11 @@ func decodeLine(line string) (Entry, bool) {
 		return Entry{}, false
 	}
 	state := State(strings.IndexByte(stateChars, f[0][0]))
-	created, err1 := strconv.ParseInt(f[1], 10, 64)
-	updated, err2 := strconv.ParseInt(f[2], 10, 64)
+	created, ok1 := text.Int(f[1])
+	updated, ok2 := text.Int(f[2])
 	// An older version stored query strings: they are hashed on the way in.
 	e := Entry{Fingerprint: f[3], Key: f[4], Operation: redact(f[5]), State: state, CreatedAt: created, UpdatedAt: updated}
-	if state < Pending || state > Failed || err1 != nil || err2 != nil || updated < created ||
+	if state < Pending || state > Failed || !ok1 || !ok2 || updated < created ||
 		checkEntry(e.Operation, e.Key, e.Fingerprint) != nil {
 		return Entry{}, false
 	}

@@ -54,7 +54,7 @@ func (s *Scanner) Peek() byte {
 }
 
 // Number consumes -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? and
-// returns it, ready for strconv.ParseFloat.
+// returns it, ready for Float.
 func (s *Scanner) Number() (string, bool) {
 	start := s.I
 	s.Eat('-')

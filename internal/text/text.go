@@ -1,7 +1,8 @@
-// Package text is the few strings functions the policies need, written
-// without the unicode package's tables: strings.ToLower and strings.TrimSpace
-// reach them for non-ASCII input, and they cost the wasm ~7 KB brotli.
-// Each answers as its strings counterpart does (text_test.go checks it).
+// Package text is the few strings and strconv functions the policies need,
+// written without the tables those link into the wasm: strings.ToLower and
+// strings.TrimSpace reach the unicode package's (~7 KB brotli) for non-ASCII
+// input, and strconv's parsing errors its quoting code. Each answers as its
+// counterpart does (text_test.go checks it).
 package text
 
 import "unicode/utf8"
@@ -56,4 +57,33 @@ func isSpace(r rune) bool {
 		return true
 	}
 	return 0x2000 <= r && r <= 0x200a
+}
+
+// Int is strconv.ParseInt(s, 10, 64) (and, int being 64 bits in the wasm,
+// strconv.Atoi) without the error values: an optional sign and decimal
+// digits in the int64 range, or false. strconv's errors link its quoting
+// and printability tables.
+func Int(s string) (int64, bool) {
+	neg := s != "" && s[0] == '-'
+	if s != "" && (s[0] == '-' || s[0] == '+') {
+		s = s[1:]
+	}
+	if s == "" {
+		return 0, false
+	}
+	var n uint64 // ≤ 2⁶³, the magnitude of the smallest int64
+	for i := 0; i < len(s); i++ {
+		d := uint64(s[i] - '0')
+		if d > 9 || n > (1<<63-d)/10 {
+			return 0, false
+		}
+		n = n*10 + d
+	}
+	if !neg && n == 1<<63 {
+		return 0, false
+	}
+	if neg {
+		return -int64(n), true
+	}
+	return int64(n), true
 }

@@ -1,6 +1,7 @@
 package text_test
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"unicode"
@@ -57,4 +58,30 @@ func FuzzAgreesWithStrings(f *testing.F) {
 			t.Fatalf("TrimSpace(%q) = %q, strings.TrimSpace: %q", s, got, want)
 		}
 	})
+}
+
+func TestInt(t *testing.T) {
+	for _, s := range []string{"0", "-0", "+7", "007", "120000", "-", "+", "", " 1", "1 ", "1_000", "0x10", "1e3", "١",
+		"9223372036854775807", "9223372036854775808", "-9223372036854775808", "-9223372036854775809", "99999999999999999999"} {
+		sameInt(t, s)
+	}
+}
+
+func sameInt(t *testing.T, s string) {
+	t.Helper()
+	want, err := strconv.ParseInt(s, 10, 64)
+	got, ok := text.Int(s)
+	if ok != (err == nil) || ok && got != want {
+		t.Fatalf("Int(%q) = %d, %v; strconv.ParseInt: %d, %v", s, got, ok, want, err)
+	}
+	if a, err := strconv.Atoi(s); ok != (err == nil) || ok && int64(a) != got {
+		t.Fatalf("Int(%q) = %d, %v; strconv.Atoi: %d, %v", s, got, ok, a, err)
+	}
+}
+
+func FuzzInt(f *testing.F) {
+	for _, s := range []string{"0", "-12", "+3", "9223372036854775808", "-9223372036854775808", "1a"} {
+		f.Add(s)
+	}
+	f.Fuzz(sameInt)
 }
