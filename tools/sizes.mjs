@@ -4,7 +4,8 @@
 //
 //   node tools/sizes.mjs [module.wasm [floor.wasm]]
 //
-// (defaults dist/gateway-circuit.wasm and build/bench/floor.wasm).
+// (defaults dist/gateway-circuit.wasm and build/bench/floor.wasm, which
+// `make build` and `make build/bench/manifest.json` write).
 
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
