@@ -38,7 +38,7 @@ build: build-product build-demo
 build-product: dist/manifest.json dist/gateway-circuit.d.ts
 
 # Hashed immutable copies and precompressed .br/.gz beside the stable names.
-dist/manifest.json: dist/gateway-circuit.wasm dist/gateway-circuit.js dist/gateway-circuit-engine.js tools/pack-dist.mjs
+dist/manifest.json: dist/gateway-circuit.wasm dist/gateway-circuit.js dist/gateway-circuit-facade.js dist/gateway-circuit-engine.js tools/pack-dist.mjs
 	node tools/pack-dist.mjs dist
 
 dist/gateway-circuit.wasm: $(GO_SRC)
@@ -47,16 +47,23 @@ dist/gateway-circuit.wasm: $(GO_SRC)
 build/wasm_exec.js: $(WASM_EXEC)
 	@mkdir -p build && cp $< $@
 
-# The tag's file (the facade and the pre-ready gate) names the engine's file
-# (wasm_exec.js, the wasm loader, the Go path) by its content hash, as
-# tools/pack-dist.mjs writes it, and loads it beside itself.
+# Three files, each naming the next by its content hash (as tools/pack-dist.mjs
+# writes it) and loading it beside itself: the tag's file (window.gatewayCircuit
+# until the facade runs; it blocks the first paint, so it is small), the
+# facade's file (the facade, the pre-ready gate, the policies; fetched at once)
+# and the engine's file (wasm_exec.js, the wasm loader, the Go path; fetched
+# with the wasm when the page is idle).
 dist/gateway-circuit-engine.js: $(JS_SRC) build/wasm_exec.js node_modules/.stamp js/tsconfig.json
 	node_modules/.bin/tsc -p js
 	$(ESBUILD) js/src/engine-file.ts --bundle --minify --format=iife --target=es2020 --log-level=warning --outfile=$@
 
-dist/gateway-circuit.js: $(JS_SRC) dist/gateway-circuit-engine.js
-	$(ESBUILD) js/src/script.ts --bundle --minify --format=iife --target=es2020 --log-level=warning \
+dist/gateway-circuit-facade.js: $(JS_SRC) dist/gateway-circuit-engine.js
+	$(ESBUILD) js/src/facade-file.ts --bundle --minify --format=iife --target=es2020 --log-level=warning \
 	  --define:GATEWAY_CIRCUIT_ENGINE="\"gateway-circuit-engine.$$(sha256sum dist/gateway-circuit-engine.js | cut -c1-12).js\"" --outfile=$@
+
+dist/gateway-circuit.js: $(JS_SRC) dist/gateway-circuit-facade.js
+	$(ESBUILD) js/src/script.ts --bundle --minify --format=iife --target=es2020 --log-level=warning \
+	  --define:GATEWAY_CIRCUIT_FACADE="\"gateway-circuit-facade.$$(sha256sum dist/gateway-circuit-facade.js | cut -c1-12).js\"" --outfile=$@
 
 dist/gateway-circuit.d.ts: js/gateway-circuit.d.ts dist/gateway-circuit.js
 	cp $< $@

@@ -133,11 +133,11 @@ export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 /**
  * The built module's file for a request path a test server serves at its
  * root: /gateway-circuit.js, /gateway-circuit.wasm and the engine's file the
- * script loads beside itself (/gateway-circuit-engine.<hash>.js); null for
+ * script loads beside itself (/gateway-circuit-{facade,engine}.<hash>.js); null for
  * any other path.
  */
 export function moduleFile(pathname) {
-  const m = /^\/(gateway-circuit\.(js|wasm)|gateway-circuit-engine\.[0-9a-f]{12}\.js)$/.exec(pathname);
+  const m = /^\/(gateway-circuit\.(js|wasm)|gateway-circuit-(?:facade|engine)\.[0-9a-f]{12}\.js)$/.exec(pathname);
   if (!m) return null;
   return { type: pathname.endsWith(".wasm") ? "application/wasm" : "text/javascript", body: readFileSync(`${root}dist/${m[1]}`) };
 }

@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { promisify } from "node:util";
+import { brotliCompressSync, constants } from "node:zlib";
 import { build } from "esbuild";
 import { startFileServer } from "./fileserver.mjs";
 import { launchBrowser, watchedPage } from "./harness.mjs";
@@ -56,12 +57,13 @@ before(() => {
 
 after(() => rmSync(work, { recursive: true, force: true }));
 
-/** The two hashed files the bin copied into public/_gc, by kind. */
+/** The hashed files the bin copied into public/_gc, by kind. */
 function hashedAssets() {
   const files = readdirSync(join(app, "public/_gc"));
-  assert.equal(files.length, 3, files.join());
+  assert.equal(files.length, 4, files.join());
   return {
     script: files.find((f) => /^gateway-circuit\.[0-9a-f]+\.js$/.test(f)),
+    facade: files.find((f) => /^gateway-circuit-facade\.[0-9a-f]+\.js$/.test(f)),
     engine: files.find((f) => /^gateway-circuit-engine\.[0-9a-f]+\.js$/.test(f)),
     wasm: files.find((f) => f.endsWith(".wasm")),
   };
@@ -92,7 +94,8 @@ describe("npm pack of js/ on a clean tree", () => {
     }
     for (const f of ["README.md", "dist/LICENSE", "dist/LICENSE-go", "dist/types/types.d.ts"]) assert.ok(entries.includes(f), f);
     const statics = entries.filter((e) => e.startsWith("dist/static/")).map((e) => e.slice("dist/static/".length));
-    assert.equal(statics.length, 3, statics.join());
+    assert.equal(statics.length, 4, statics.join());
+    assert.ok(statics.some((f) => /^gateway-circuit-facade\.[0-9a-f]{12}\.js$/.test(f)), statics.join());
     assert.ok(statics.some((f) => /^gateway-circuit\.[0-9a-f]{12}\.js$/.test(f)), statics.join());
     assert.ok(statics.some((f) => /^gateway-circuit-engine\.[0-9a-f]{12}\.js$/.test(f)), statics.join());
     assert.ok(statics.some((f) => /^gateway-circuit\.[0-9a-f]{12}\.wasm$/.test(f)), statics.join());
@@ -173,22 +176,30 @@ export { viaGlobal, state, names, user, query, open };
     run(bin, ["public/_gc"], app);
     run(bin, ["--stable", "public"], app);
     const hashed = hashedAssets();
-    // The engine's file keeps its hashed name: the script loads it by that name.
-    assert.deepEqual(readdirSync(join(app, "public")).filter((f) => f !== "_gc").sort(), [hashed.engine, "gateway-circuit.js", "gateway-circuit.wasm"]);
+    // The facade's and the engine's files keep their hashed names: each file loads the next by its name.
+    assert.deepEqual(readdirSync(join(app, "public")).filter((f) => f !== "_gc").sort(), [hashed.engine, hashed.facade, "gateway-circuit.js", "gateway-circuit.wasm"]);
     assert.ok(readFileSync(join(app, "public/gateway-circuit.wasm")).equals(readFileSync(join(app, "public/_gc", hashed.wasm))), "the same wasm");
   });
 
-  test("the script blocks with the gate only: Go's runtime, the wasm loader and the Go path are in the engine's file it names", () => {
-    const { script, engine } = hashedAssets();
-    const gate = readFileSync(join(app, "public/_gc", script), "utf8");
-    const rest = readFileSync(join(app, "public/_gc", engine), "utf8");
-    assert.ok(gate.includes(engine), "the script names the engine's file by its hash");
+  test("the script blocks with the stand-in only: the facade is in the file it names, Go's runtime, the wasm loader and the Go path in the engine's file that one names", () => {
+    const { script, facade, engine } = hashedAssets();
+    const read = (f) => readFileSync(join(app, "public/_gc", f), "utf8");
+    const [tag, api, rest] = [read(script), read(facade), read(engine)];
+    assert.ok(tag.includes(facade), "the script names the facade's file by its hash");
+    assert.ok(api.includes(engine), "the facade's file names the engine's file by its hash");
     // wasm_exec.js (Go's runtime), engine.ts (the exports it calls), gopath.ts / mutations.ts
     for (const marker of ["syscall/js.valueGet", "importObject", "gc_begin", "gc_adopt", "idempotency-key"]) {
       assert.ok(rest.includes(marker), `the engine's file has ${marker}`);
-      assert.ok(!gate.includes(marker), `the script must not carry ${marker}: it blocks rendering`);
+      assert.ok(!tag.includes(marker) && !api.includes(marker), `only the engine's file carries ${marker}`);
     }
-    assert.ok(gate.length < rest.length, `the script (${gate.length} B) is smaller than the engine's file (${rest.length} B)`);
+    // the synthetic answers and the pre-ready hold (responses.ts, circuit.ts)
+    for (const marker of ["x-gateway-circuit", "was not ready within"]) {
+      assert.ok(api.includes(marker), `the facade's file has ${marker}`);
+      assert.ok(!tag.includes(marker), `the script must not carry ${marker}: it blocks the first paint`);
+    }
+    // "a few KB", as the seed's breaker: every byte of it delays the first paint
+    const br = brotliCompressSync(tag, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }).length;
+    assert.ok(br <= 2560, `the script is ${br} B brotli`);
   });
 
   describe("in Chromium", () => {
@@ -260,6 +271,8 @@ export { viaGlobal, state, names, user, query, open };
     test("without the engine's file beside the script, the gate alone runs (fallback): a stored circuit is still honoured", async () => {
       mkdirSync(join(app, "public/lone"), { recursive: true });
       cpSync(join(app, "public/gateway-circuit.js"), join(app, "public/lone/gateway-circuit.js"));
+      const { facade } = hashedAssets();
+      cpSync(join(app, "public", facade), join(app, "public/lone", facade));
       writeFileSync(
         join(app, "public/lone.html"),
         `<!doctype html><html><head><script src="/lone/gateway-circuit.js" data-wasm="/gateway-circuit.wasm" data-scope="/api/"></script></head><body></body></html>`,
@@ -277,6 +290,32 @@ export { viaGlobal, state, names, user, query, open };
       assert.match(got.error, /gateway-circuit-engine\.[0-9a-f]+\.js did not load/);
       assert.deepEqual([got.answered, got.by], [503, "open"]);
       assert.equal(counts.get("/api/lone"), undefined, "answered before the network");
+      assert.deepEqual(problems, []);
+      await context.close();
+    });
+
+    test("without the facade's file beside the script, the page keeps working on the plain fetch (fallback), and says so once", async () => {
+      mkdirSync(join(app, "public/bare"), { recursive: true });
+      cpSync(join(app, "public/gateway-circuit.js"), join(app, "public/bare/gateway-circuit.js"));
+      writeFileSync(
+        join(app, "public/bare.html"),
+        `<!doctype html><html><head><script src="/bare/gateway-circuit.js" data-wasm="/gateway-circuit.wasm" data-scope="/api/"></script></head><body></body></html>`,
+      );
+      const context = await browser.newContext();
+      const { page, problems } = await watchedPage(context);
+      const warnings = [];
+      page.on("console", (m) => m.type() === "warning" && m.text().includes("[gatewaycircuit]") && warnings.push(m.text()));
+      await page.goto(`${base}/bare.html`);
+      const got = await page.evaluate(async () => {
+        const error = await gatewayCircuit.ready.then(() => null, (e) => String(e));
+        const res = await gatewayCircuit.fetch("/api/bare", { method: "POST", body: "x" });
+        return { status: gatewayCircuit.status, error, answered: res.status, by: res.headers.get("x-gateway-circuit") };
+      });
+      assert.equal(got.status, "fallback");
+      assert.match(got.error, /gateway-circuit-facade\.[0-9a-f]+\.js did not load/);
+      assert.deepEqual([got.answered, got.by], [502, null], "the gateway's own answer");
+      assert.equal(counts.get("/api/bare"), 1, "the request went out");
+      assert.equal(warnings.length, 1, warnings.join("\n"));
       assert.deepEqual(problems, []);
       await context.close();
     });

@@ -4,8 +4,9 @@
 //   dist/index.js    browser ESM entry: the script tag's window.gatewayCircuit
 //   dist/server.js   react-server / node / default: a pass-through, never touches window
 //   dist/head.js     the inline <head> marker script and the hashed asset names
-//   dist/static/     the content-hashed gateway-circuit.<hash>.js, the engine's file it
-//                    loads (gateway-circuit-engine.<hash>.js) and the .wasm, named by
+//   dist/static/     the content-hashed gateway-circuit.<hash>.js, the facade's and the
+//                    engine's files it loads (gateway-circuit-{facade,engine}.<hash>.js)
+//                    and the .wasm, named by
 //                    ../dist/manifest.json (tools/pack-dist.mjs hashes them; not again here)
 //   dist/types/      declarations (tsc)
 //   dist/LICENSE     the project's licence; dist/LICENSE-go is Go's, for the Go runtime
@@ -24,15 +25,16 @@ const built = (f) => join(root, "dist", f);
 
 const manifest = JSON.parse(readFileSync(built("manifest.json"), "utf8"));
 const assets = { script: manifest["gateway-circuit.js"], wasm: manifest["gateway-circuit.wasm"] };
-// The tag's file loads the engine's file beside itself, by this hashed name.
+// The tag's file loads the facade's file beside itself, and that the engine's file, by these hashed names.
+const facadeFile = manifest["gateway-circuit-facade.js"];
 const engineFile = manifest["gateway-circuit-engine.js"];
-if (!assets.script || !assets.wasm || !engineFile) {
-  throw new Error(`dist/manifest.json names no hashed gateway-circuit.js/-engine.js/.wasm: ${JSON.stringify(manifest)}`);
+if (!assets.script || !assets.wasm || !facadeFile || !engineFile) {
+  throw new Error(`dist/manifest.json names no hashed gateway-circuit.js/-facade.js/-engine.js/.wasm: ${JSON.stringify(manifest)}`);
 }
 
 rmSync(out, { recursive: true, force: true });
 mkdirSync(join(out, "static"), { recursive: true });
-for (const f of [assets.script, engineFile, assets.wasm]) copyFileSync(built(f), join(out, "static", f));
+for (const f of [assets.script, facadeFile, engineFile, assets.wasm]) copyFileSync(built(f), join(out, "static", f));
 
 const common = { bundle: true, format: "esm", target: "es2020", logLevel: "warning", legalComments: "none" };
 const marker = await build({

@@ -1,5 +1,6 @@
-// Ships dist/ small: for each file (default gateway-circuit.js, the engine's
-// file gateway-circuit-engine.js and gateway-circuit.wasm) it
+// Ships dist/ small: for each file (default gateway-circuit.js, the facade's
+// and the engine's files gateway-circuit-facade.js and gateway-circuit-engine.js,
+// and gateway-circuit.wasm) it
 // writes a content-hashed immutable copy (gateway-circuit.<hash>.wasm),
 // precompressed .br (quality 11) and .gz (level 9) files beside every copy,
 // and manifest.json mapping the stable names to the hashed ones.
@@ -12,7 +13,7 @@ import { join } from "node:path";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 
 const dist = process.argv[2] ?? "dist";
-const stable = process.argv.length > 3 ? process.argv.slice(3) : ["gateway-circuit.js", "gateway-circuit-engine.js", "gateway-circuit.wasm"];
+const stable = process.argv.length > 3 ? process.argv.slice(3) : ["gateway-circuit.js", "gateway-circuit-facade.js", "gateway-circuit-engine.js", "gateway-circuit.wasm"];
 
 // Old hashed copies would pile up; the manifest names the current ones.
 for (const name of stable) {

@@ -13,7 +13,7 @@ import (
 // Names of what tools/pack-dist.mjs packs: stable names and their
 // content-hashed copies.
 var (
-	distNames  = regexp.MustCompile(`^gateway-circuit(-engine)?(\.[0-9a-f]{12})?\.(js|wasm)$`)
+	distNames  = regexp.MustCompile(`^gateway-circuit(-facade|-engine)?(\.[0-9a-f]{12})?\.(js|wasm)$`)
 	benchNames = regexp.MustCompile(`^(floor|wasm_exec)(\.[0-9a-f]{12})?\.(js|wasm)$`)
 )
 

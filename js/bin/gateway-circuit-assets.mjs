@@ -9,8 +9,9 @@
 // --stable writes gateway-circuit.js and gateway-circuit.wasm instead, for a
 // hand-written page: <script src="/gateway-circuit.js"> finds the wasm beside
 // it without a data-wasm attribute. Serve those with revalidation (no-cache).
-// Either way the engine's file (gateway-circuit-engine.<hash>.js) keeps its
-// hashed name: the script loads it beside itself by that name.
+// Either way the facade's and the engine's files (gateway-circuit-facade.<hash>.js,
+// gateway-circuit-engine.<hash>.js) keep their hashed names: each file loads
+// the next beside itself by that name.
 
 import { copyFileSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
@@ -30,7 +31,7 @@ if (files.length === 0) {
   process.exit(1);
 }
 const hashed = /^gateway-circuit\.[0-9a-f]+\.(js|wasm)$/;
-const engine = /^gateway-circuit-engine\.[0-9a-f]+\.js$/;
+const engine = /^gateway-circuit-(facade|engine)\.[0-9a-f]+\.js$/;
 const target = (f) => (stable ? f.replace(hashed, "gateway-circuit.$1") : f);
 mkdirSync(dir, { recursive: true });
 if (!stable) {

@@ -15,6 +15,7 @@
 
 import { Flag, METRICS, Quiet } from "./abi.gen.js";
 import { type DataAttributes, type ResolvedOptions, attributesText, type readGoOptions } from "./config.js";
+import type { EarlyCall } from "./early.js";
 import type { Engine } from "./engine.js";
 import { isCircuitOpenError, isGatewayError, isIdempotencyError } from "./errors.js";
 import { Gate } from "./gate.js";
@@ -213,16 +214,32 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
     }
     core.counts.network++;
     const p = nativeFetch(input, init);
-    // Once Go runs, it learns how this went, without making the caller wait.
-    if (status === "loading") {
-      const late = (st: number, ra: string, finalUrl: string) => () =>
-        sync(call((e) => e.observe(now(), req.method, req.url, st, ra, finalUrl)) ?? false);
-      p.then(
-        (res) => ready.then(late(statusOf(res), res.headers.get("retry-after") ?? "", res.redirected ? res.url : ""), noop),
-        () => ready.then(late(0, "", ""), noop),
-      );
-    }
+    if (status === "loading") learnLater(req, p);
     return p;
+  }
+
+  /** Once Go runs, it learns how a request sent before went, without making the caller wait. */
+  function learnLater(req: GateView, p: Promise<Response>) {
+    const late = (st: number, ra: string, finalUrl: string) => () =>
+      sync(call((e) => e.observe(now(), req.method, req.url, st, ra, finalUrl)) ?? false);
+    p.then(
+      (res) => ready.then(late(statusOf(res), res.headers.get("retry-after") ?? "", res.redirected ? res.url : ""), noop),
+      () => ready.then(late(0, "", ""), noop),
+    );
+  }
+
+  /** The calls the tag's file sent before this facade ran (early.ts): counted, and learnt from like those sent before Go. */
+  function takeOver(sent: readonly EarlyCall[]) {
+    for (const { input, init, answer } of sent) {
+      core.counts.calls++;
+      const req = readCall(gateView, input, init, env.baseUrl());
+      if (!req || gate.decide(req.url, null, now()).kind === "pass") {
+        core.counts.passedThrough++;
+        continue;
+      }
+      core.counts.network++;
+      learnLater(req, answer);
+    }
   }
 
   /** Holds a request until the wasm runs (at most HOLD_MS), then sends it through Go, or as it is. */
@@ -366,11 +383,14 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
       return options;
     },
     [RELOAD]: reload,
+    [TAKE_OVER]: takeOver,
   } as GatewayCircuit;
 }
 
 /** The script tag calls it on pageshow with persisted; not part of the public API. */
 export const RELOAD = Symbol.for("gatewaycircuit.reload");
+/** The facade's file hands it the calls the tag's file sent early (takeOver); not part of the public API. */
+export const TAKE_OVER = Symbol.for("gatewaycircuit.takeOver");
 
 function freeze(o: ResolvedOptions): Readonly<ResolvedOptions> {
   return Object.freeze({ ...o, scope: Object.freeze([...o.scope]) as string[], tripStatuses: Object.freeze([...o.tripStatuses]) as number[] });

@@ -4,7 +4,9 @@
 
 import { Code } from "./abi.gen.js";
 
-const BRAND = Symbol.for("gatewaycircuit.error");
+import { BRAND } from "./brand.js";
+
+export { isCircuitOpenError, isGatewayError, isIdempotencyError } from "./brand.js";
 
 export type GatewayErrorCode = "GATEWAY_CIRCUIT_OPEN" | "GATEWAY_HTTP_ERROR";
 
@@ -53,14 +55,6 @@ export class GatewayHttpError extends Error {
   }
 }
 
-/** True for GatewayHttpError (and, by its brand, GatewayIdempotencyError). */
-export function isGatewayError(e: unknown): e is GatewayHttpError {
-  return typeof e === "object" && e !== null && (e as Record<symbol, unknown>)[BRAND] === true;
-}
-
-export function isCircuitOpenError(e: unknown): e is GatewayHttpError & { circuitOpen: true } {
-  return isGatewayError(e) && e.circuitOpen === true;
-}
 
 /**
  * The one refusal left: the app's own Idempotency-Key is malformed. Limits
@@ -88,6 +82,3 @@ export class GatewayIdempotencyError extends Error {
   }
 }
 
-export function isIdempotencyError(e: unknown): e is GatewayIdempotencyError {
-  return isGatewayError(e) && typeof (e as { code?: unknown }).code === "string" && (e as { code: string }).code.startsWith("IDEMPOTENCY_");
-}

@@ -1,7 +1,8 @@
 // The TanStack Query helpers: a fetcher that throws GatewayHttpError for
 // non-2xx answers, and a retry predicate that never retries an open circuit.
 
-import { GatewayHttpError, isGatewayError } from "./errors.js";
+import { isGatewayError } from "./brand.js";
+import { GatewayHttpError } from "./errors.js";
 
 /**
  * Marks every answer the module made up: "open" (the circuit), "cooldown"

@@ -1,0 +1,100 @@
+// The facade's file: dist/gateway-circuit-facade.<hash>.js, which the tag's
+// file (script.ts) adds beside itself as an async script. It builds the
+// facade and the pre-ready gate from the tag's data-* attributes, takes over
+// window.gatewayCircuit from the stand-in (early.ts) with the calls it sent,
+// and loads the rest — Go's wasm_exec.js, the wasm loader, the Go path: the
+// engine's file (engine-file.ts) — together with the wasm, when the page
+// has loaded and is idle (data-load="eager": at once).
+
+import { RELOAD, TAKE_OVER, createGatewayCircuit, withoutQueries } from "./circuit.js";
+import { type DataAttributes, readOptions } from "./config.js";
+import type { EarlyCall } from "./early.js";
+import type { EngineFile } from "./engine-file.js";
+import type { Tag } from "./script.js";
+import { sessionStorageOf } from "./storage.js";
+
+/** The engine's file name (content-hashed), set at build time: it sits beside this file. */
+declare const GATEWAY_CIRCUIT_ENGINE: string;
+
+const g = globalThis as unknown as Record<symbol, unknown>;
+const tag = g[Symbol.for("gatewaycircuit.tag")] as Tag | undefined;
+// Run once, and only after the tag's file (a second copy of this file does nothing).
+if (tag && !g[Symbol.for("gatewaycircuit.facade")]) {
+  g[Symbol.for("gatewaycircuit.facade")] = true;
+  const data = tag.data as DataAttributes;
+  const { options, problems } = readOptions(data, document.baseURI, tag.src);
+  for (const p of problems) console.warn(`[gatewaycircuit] ${withoutQueries(p)}`);
+  const nativeFetch = tag.nativeFetch;
+  const wasmUrl = options.wasmUrl;
+  const engineUrl = new URL(GATEWAY_CIRCUIT_ENGINE, tag.src).href;
+  // The pre-ready gate makes the module correct before the wasm runs, so
+  // the engine waits for the page: its file and the wasm are fetched at low
+  // priority once the page has loaded and is idle, unless data-load="eager".
+  const eager = data.load === "eager";
+  const facade = createGatewayCircuit(
+    options,
+    {
+      fetch: nativeFetch,
+      storage: sessionStorageOf(globalThis),
+      baseUrl: () => document.baseURI,
+      // A monotonic clock: a wall clock set back by an hour must not hold the circuit for an hour.
+      now: () => Math.floor(performance.timeOrigin + performance.now()),
+      start: (attributes) => {
+        if (!wasmUrl) return Promise.reject(new Error("no wasm configured"));
+        return (eager ? Promise.resolve() : afterLoad()).then(() => {
+          const priority = eager ? "auto" : "low";
+          // Both downloads at once, and the wasm compiles (streaming) while the engine's file loads.
+          const compiled = nativeFetch(wasmUrl, { credentials: "same-origin", priority } as RequestInit).then((res) => {
+            if (!res.ok) throw new Error(`${wasmUrl}: HTTP ${res.status}`);
+            return (res.headers.get("content-type") ?? "").startsWith("application/wasm")
+              ? WebAssembly.compileStreaming(res)
+              : res.arrayBuffer().then((b) => WebAssembly.compile(b));
+          });
+          compiled.catch(() => {}); // the engine's file reports it (or its own failure first)
+          return loadEngineFile(engineUrl, priority, tag.nonce).then((f) => f.start(compiled, attributes));
+        });
+      },
+    },
+    data,
+  );
+  const internal = facade as unknown as { [RELOAD]: () => void; [TAKE_OVER]: (sent: EarlyCall[]) => void };
+  const { sent, clear, forget } = tag.early.adopt(facade);
+  internal[TAKE_OVER](sent);
+  if (clear) facade.clear();
+  if (forget) facade.forget();
+  // A page restored by Back/Forward keeps its memory: the stored state is read again.
+  addEventListener("pageshow", (e) => {
+    if (e.persisted) internal[RELOAD]();
+  });
+}
+
+/** Adds the engine's file as an async script (with the tag's nonce, for a strict CSP) and resolves once it ran. */
+function loadEngineFile(url: string, priority: string, nonce: string): Promise<EngineFile> {
+  return new Promise((resolve, reject) => {
+    const s = document.createElement("script");
+    s.src = url;
+    s.async = true;
+    if (priority !== "auto") s.setAttribute("fetchpriority", priority);
+    if (nonce) s.nonce = nonce;
+    s.onload = () => {
+      const f = g[Symbol.for("gatewaycircuit.engine")] as EngineFile | undefined;
+      if (f) resolve(f);
+      else reject(new Error(`${url} is not the engine's file`));
+    };
+    s.onerror = () => reject(new Error(`${url} did not load`));
+    (document.head ?? document.documentElement).append(s);
+  });
+}
+
+/** Resolves once the page has loaded and the main thread is idle (at most 1 s after load). */
+function afterLoad(): Promise<void> {
+  const idle = (resolve: () => void) => {
+    const ric = (globalThis as { requestIdleCallback?: (f: () => void, o: { timeout: number }) => void }).requestIdleCallback;
+    if (ric) ric(resolve, { timeout: 1000 });
+    else setTimeout(resolve, 0);
+  };
+  return new Promise((resolve) => {
+    if (document.readyState === "complete") idle(resolve);
+    else addEventListener("load", () => idle(resolve), { once: true });
+  });
+}
