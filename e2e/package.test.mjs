@@ -320,6 +320,57 @@ export { viaGlobal, state, names, user, query, open };
       await context.close();
     });
 
+    // The facade's file held back 1.5 s (the route delays the real file): what the tag's stand-in does meanwhile.
+    async function beforeTheFacade(context, path) {
+      await context.route(/gateway-circuit-facade\.[0-9a-f]+\.js$/, async (route) => {
+        await new Promise((r) => setTimeout(r, 1500));
+        await route.continue();
+      });
+      const { page, problems } = await watchedPage(context);
+      await page.goto(`${base}${path}`, { waitUntil: "commit" });
+      await page.waitForFunction(() => window.gatewayCircuit !== undefined);
+      return { page, problems };
+    }
+
+    test("before the facade's file runs, a stored circuit holds every call (none reaches the gateway) until the facade answers it", async () => {
+      const context = await browser.newContext();
+      const { page, problems } = await beforeTheFacade(context, "/stable.html");
+      const got = await page.evaluate(async () => {
+        const early = { status: gatewayCircuit.status, stored: gatewayCircuit.arm(502, 60_000).httpStatus, read: gatewayCircuit.read()?.httpStatus };
+        location.reload(); // the next page load starts with the stored circuit
+        return early;
+      });
+      assert.deepEqual(got, { status: "loading", stored: 502, read: 502 });
+      await page.waitForFunction(() => window.gatewayCircuit !== undefined && document.readyState !== "complete");
+      const held = await page.evaluate(async () => {
+        const before = gatewayCircuit.status;
+        const res = await gatewayCircuit.fetch("/api/held");
+        return { before, answered: res.status, by: res.headers.get("x-gateway-circuit"), after: gatewayCircuit.status };
+      });
+      assert.deepEqual([held.before, held.answered, held.by], ["loading", 503, "open"]);
+      assert.notEqual(held.after, "fallback", "the facade answered it");
+      assert.equal(counts.get("/api/held"), undefined, "answered before the network");
+      assert.deepEqual(problems, []);
+      await context.close();
+    });
+
+    test("before the facade's file runs, with nothing stored a GET goes out at once, and its 502 arms the circuit once Go runs", async () => {
+      const context = await browser.newContext();
+      const { page, problems } = await beforeTheFacade(context, "/stable.html");
+      const got = await page.evaluate(async () => {
+        const before = gatewayCircuit.status;
+        const res = await gatewayCircuit.fetch("/api/early");
+        const answered = { before, status: res.status, still: gatewayCircuit.status };
+        await gatewayCircuit.ready;
+        for (let i = 0; i < 100 && !gatewayCircuit.read(); i++) await new Promise((r) => setTimeout(r, 20));
+        return { ...answered, armed: gatewayCircuit.read()?.httpStatus ?? null, calls: gatewayCircuit.metrics().calls };
+      });
+      assert.deepEqual(got, { before: "loading", status: 502, still: "loading", armed: 502, calls: 1 });
+      assert.equal(counts.get("/api/early"), 1);
+      assert.deepEqual(problems, []);
+      await context.close();
+    });
+
     test("the --stable copies work from a plain tag without data-wasm", async () => {
       const context = await browser.newContext();
       const { page, problems } = await watchedPage(context);
