@@ -8,7 +8,7 @@ import type { ResolvedOptions } from "./config.js";
 import type { Engine } from "./engine.js";
 import { FlightTable } from "./flights.js";
 import { sendMutation } from "./mutations.js";
-import { type Core, send, sendQuiet } from "./network.js";
+import { type Core, send } from "./network.js";
 import { type Described, describe, MUTATIONS, readCall } from "./request.js";
 import { Copies, synthetic } from "./responses.js";
 import { inScope } from "./scope.js";
@@ -134,7 +134,7 @@ export function createGoPath(
     const own = coalesce ? key : `s${++solo}`;
     const flight = flights.open(own, () => plan.ticket && call((e) => e.abort(plan.ticket)), req.signal !== undefined);
     const p = flight.add(req.signal);
-    sendQuiet(core, flight, plan, () => flights.close(own, flight));
+    void send(core, flight, plan).then(() => flights.close(own, flight));
     return p;
   }
 

@@ -48,54 +48,11 @@ export function statusOf(res: Response): number {
 }
 
 /**
- * On the quiet path (no ticket), an answer that changes nothing (guard.Quiet)
- * is not reported: true when `st` is one, and it was dealt with here. The
- * time of the latest success is kept: the trip rule needs it when a failure
- * comes (a rate limiter is not an outage).
- */
-function quietAnswer(core: Core, st: number): boolean {
-  if (st === Status.Opaque) return true;
-  if (st < 100 || st >= 500 || st === 429) return false;
-  if (core.idle()) {
-    core.lastSuccess = core.now();
-    return true;
-  }
-  // A failure of the same burst made Go speak meanwhile (it armed, say):
-  // this success counts now, and may withdraw that trip at once.
-  core.lastSuccess = 0;
-  core.call((e) => e.succeeded(core.now()));
-  core.sync(true);
-  return true;
-}
-
-/**
- * Sends a quiet-path plan (no ticket) on flight. An answer that changes
- * nothing, nearly all of them, is handed out from fetch's own reaction; any
- * other goes on through send() as if it had sent it (Go adopts the request
- * then, and may retry it or serve a stale copy). `done` runs before the
- * flight settles.
- */
-export function sendQuiet(core: Core, flight: Flight, plan: Plan, done: () => void): void {
-  const signal = flight.signal;
-  core.counts.network++;
-  core.fetch(plan.input, signal ? initFor(plan.input, plan.init, { signal }) : plan.init).then(
-    (res) => {
-      if (quietAnswer(core, statusOf(res))) {
-        done();
-        flight.resolve(res);
-      } else void send(core, flight, plan, Promise.resolve(res)).then(done);
-    },
-    (err: unknown) => void send(core, flight, plan, Promise.reject(err)).then(done),
-  );
-}
-
-/**
  * Sends plan on flight and settles the flight with the answer. The returned
  * promise never rejects: it says what the network gave (null: no answer),
- * for steps that record it (mutations). `sent`: the request is on its way
- * already (sendQuiet), its first attempt is that one.
+ * for steps that record it (mutations).
  */
-export function send(core: Core, flight: Flight, plan: Plan, sent?: Promise<Response>): Promise<Response | null> {
+export function send(core: Core, flight: Flight, plan: Plan): Promise<Response | null> {
   const signal = flight.signal;
   const { req } = plan;
   const init = signal ? initFor(plan.input, plan.init, { signal }) : plan.init;
@@ -104,7 +61,22 @@ export function send(core: Core, flight: Flight, plan: Plan, sent?: Promise<Resp
   const report = (res: Response | null): Outcome | null => {
     const st = res ? statusOf(res) : Status.NoAnswer;
     if (!plan.ticket) {
-      if (quietAnswer(core, st)) return null;
+      // The quiet path: an answer that changes nothing is not reported
+      // (guard.Quiet), but the time of the latest success is kept: the trip
+      // rule needs it when a failure comes (a rate limiter is not an outage).
+      if (st === Status.Opaque) return null;
+      if (st >= 100 && st < 500 && st !== 429) {
+        if (core.idle()) {
+          core.lastSuccess = core.now();
+          return null;
+        }
+        // A failure of the same burst made Go speak meanwhile (it armed, say):
+        // this success counts now, and may withdraw that trip at once.
+        core.lastSuccess = 0;
+        core.call((e) => e.succeeded(core.now()));
+        core.sync(true);
+        return null;
+      }
       if (core.lastSuccess) {
         const at = core.lastSuccess;
         core.lastSuccess = 0;
@@ -124,22 +96,19 @@ export function send(core: Core, flight: Flight, plan: Plan, sent?: Promise<Resp
   const stale = (out: Outcome | null) => (out?.serve ? core.copies.answer(out.copyId, out.ageMs, out.storedAtMs) : null);
 
   let original = false; // the caller's own Request was sent: there is no body left for a retry
-  const attempt = (sent?: Promise<Response>): Promise<Response> => {
-    if (!sent) {
-      // A Request's body can be read once: every send gets its own clone (an
-      // engine that cannot clone it sends the original, and never retries).
-      let input = plan.input;
-      if (req.requestBody) {
-        try {
-          input = (plan.input as Request).clone();
-        } catch {
-          original = true;
-        }
+  const attempt = (): Promise<Response> => {
+    // A Request's body can be read once: every send gets its own clone (an
+    // engine that cannot clone it sends the original, and never retries).
+    let input = plan.input;
+    if (req.requestBody) {
+      try {
+        input = (plan.input as Request).clone();
+      } catch {
+        original = true;
       }
-      core.counts.network++;
-      sent = core.fetch(input, init);
     }
-    return sent.then(
+    core.counts.network++;
+    return core.fetch(input, init).then(
       (res) => {
         const out = report(res);
         if (out?.retry && !req.oneShotBody && !original && !signal?.aborted) {
@@ -176,7 +145,7 @@ export function send(core: Core, flight: Flight, plan: Plan, sent?: Promise<Resp
     );
   };
 
-  return attempt(sent).then(
+  return attempt().then(
     (res) => {
       flight.resolve(res);
       return answer;

@@ -53,26 +53,17 @@ export function requestUrl(input: RequestInfo | URL, base: string): string {
   return new URL(String(input), base).href;
 }
 
-// An absolute path ("/x", not "//host") made only of characters the URL
-// parser leaves as they are (no "." or "%", so no dot segment; no "'",
-// which a query of an http(s) URL gets percent-encoded): the URL is
-// the base's origin + the path, exactly as new URL() would say, without its
-// cost (~15 µs per request, cold). A loop over a table, not a regular
-// expression: two tests of one cost ~6 µs per request, cold.
-const PLAIN = /* @__PURE__ */ (() => {
-  const t = new Uint8Array(128);
-  for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_~!$&()*+,;=:@/?#") t[c.charCodeAt(0)] = 1;
-  return t;
-})();
+// An absolute path made only of characters the URL parser leaves as they
+// are (not "'", which it percent-encodes in an http(s) query), with no dot
+// segment: the URL is the base's origin + the path, exactly as new URL()
+// would say, without its cost (~15 µs per request, cold).
+const PLAIN_PATH = /^\/[A-Za-z0-9\-_~!$&()*+,;=:@/?#]*$/;
+const DOT_SEGMENT = /\/\.|^\/\//;
 let lastBase = "";
 let lastOrigin = "";
 
 function plainPathUrl(path: string, base: string): string | null {
-  if (path.charCodeAt(0) !== 47 || path.charCodeAt(1) === 47) return null; // "/", not "//"
-  for (let i = 1; i < path.length; i++) {
-    const c = path.charCodeAt(i);
-    if (c >= 128 || PLAIN[c] === 0) return null;
-  }
+  if (!PLAIN_PATH.test(path) || DOT_SEGMENT.test(path)) return null;
   if (base !== lastBase) {
     lastOrigin = new URL(base).origin;
     lastBase = base;
