@@ -7,10 +7,11 @@
 //
 //   make build build/bench/manifest.json build/bench/cockatiel.js
 //   node bench/closed.mjs                       # dist/ alone
-//   BENCH_BASE=/tmp/base node bench/closed.mjs  # dist/ against an older dist/ copy (its manifest.json and hashed files)
+//   BENCH_BASE=/tmp/base node bench/closed.mjs  # dist/ against a copy of an older dist/ (its manifest.json and hashed files)
 //
-// With BENCH_BASE the two builds' rounds alternate (the order rotating), so
-// both see the same machine. Knobs: BENCH_ROUNDS (default 12 per build),
+// BENCH_BASE may name several such copies, comma-separated (each row is named
+// by its directory). The builds' rounds alternate (the order rotating), so
+// all see the same machine. Knobs: BENCH_ROUNDS (default 12 per build),
 // BENCH_CALLS (calls per variant per round, default 400).
 
 import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
@@ -37,12 +38,13 @@ function page(name, manifest, prefix) {
 
 const builds = { new: "closed-new" };
 page("closed-new", JSON.parse(readFileSync(`${root}dist/manifest.json`, "utf8")), "/");
-if (BASE) {
-  // The older build is served from build/bench/ (/bench/<file>, next to its page).
-  const m = JSON.parse(readFileSync(`${BASE}/manifest.json`, "utf8"));
-  for (const f of Object.values(m)) copyFileSync(`${BASE}/${f}`, `${root}build/bench/${f}`);
-  page("closed-base", m, "/bench/");
-  builds.base = "closed-base";
+// Other builds are served from build/bench/ (/bench/<file>, next to their pages).
+for (const dir of BASE ? BASE.split(",") : []) {
+  const name = dir.replace(/\/+$/, "").split("/").pop();
+  const m = JSON.parse(readFileSync(`${dir}/manifest.json`, "utf8"));
+  for (const f of Object.values(m)) copyFileSync(`${dir}/${f}`, `${root}build/bench/${f}`);
+  page(`closed-${name}`, m, "/bench/");
+  builds[name] = `closed-${name}`;
 }
 
 const gw = await startGateway();
