@@ -344,3 +344,32 @@ test("warnings never print a URL's query string", () => {
     "https://cdn.test/gc.wasm?…: HTTP 404 (and /x.wasm?…)",
   );
 });
+
+test("quiet path: callers who joined a lead without a signal share its answer, a retried one too, and may leave alone", async () => {
+  const { gc, engine, sent } = await facade({ quiet: Quiet.Idle | Quiet.Coalesce, finish: (_t, status) => (status === 429 ? { retry: true, waitMs: 5 } : {}) });
+  const leader = gc.fetch("/api/x"); // no signal: fetch's own answer, no flight
+  const leaving = new AbortController();
+  const gone = gc.fetch("/api/x", { signal: leaving.signal });
+  const joiner = gc.fetch("/api/x", { signal: new AbortController().signal });
+  leaving.abort();
+  await assert.rejects(gone, { name: "AbortError" });
+  await until(() => sent.length === 1);
+  sent[0]!.answer(new Response("", { status: 429, headers: { "retry-after": "1" } })); // handed to Go: it retries
+  await until(() => sent.length === 2);
+  const late = gc.fetch("/api/x"); // joins the retried request
+  sent[1]!.answer(new Response("after the wait"));
+  assert.deepEqual(await Promise.all([leader, joiner, late].map(async (p) => (await p).text())), ["after the wait", "after the wait", "after the wait"]);
+  assert.ok(engine.calls.some((c) => c.startsWith("adopt")), engine.calls.join(", "));
+  assert.equal(sent.length, 2);
+  assert.equal(gc.metrics().coalesced, 3);
+  // A success that changes nothing: the leader gets it, joiners a copy, and the next call sends again.
+  const [a, b] = [gc.fetch("/api/y"), gc.fetch("/api/y")];
+  await until(() => sent.length === 3);
+  sent[2]!.answer(new Response("y"));
+  assert.deepEqual(await Promise.all([a, b].map(async (p) => (await p).text())), ["y", "y"]);
+  const again = gc.fetch("/api/y");
+  await until(() => sent.length === 4);
+  sent[3]!.answer(new Response("y2"));
+  assert.equal(await (await again).text(), "y2");
+  assert.equal(gc.diagnostics().flights, 0);
+});

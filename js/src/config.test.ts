@@ -31,6 +31,19 @@ test("requestUrl's shortcut for plain paths agrees with new URL()", () => {
     "/api/%2e%2e/admin", "/api/a b", "/api/\\x", "/api/ü", "/", "/api/x;y=1:z@w", "/api/{x}", "/.",
   ];
   for (const p of paths) assert.equal(requestUrl(p, base), new URL(p, base).href, p);
+  const href = (f: () => string) => {
+    try {
+      return f();
+    } catch {
+      return "throws"; // ("//" names a host, and none)
+    }
+  };
+  for (let c = 0; c < 256; c++) {
+    const ch = String.fromCharCode(c);
+    for (const p of [`/${ch}`, `/a${ch}b`, `/a/${ch}${ch}/b`, `/a?${ch}`, `/a#${ch}`]) {
+      assert.equal(href(() => requestUrl(p, base)), href(() => new URL(p, base).href), JSON.stringify(p));
+    }
+  }
   assert.equal(requestUrl("/x", "https://other.test/base"), "https://other.test/x", "a new base is noticed");
 });
 

@@ -113,16 +113,27 @@ export class Flight {
   }
 }
 
+/** What a later caller joins: a Flight, or the quiet path's lead (gopath.ts). */
+export interface Joinable {
+  readonly settled: boolean;
+  add(signal: AbortSignal | undefined): Promise<Response>;
+}
+
 /** Flights by key: "g<id>" for Go's flights, "q <url>" on the quiet path, "m <op>\n<key>" for mutations. */
 export class FlightTable {
-  private readonly byKey = new Map<string, Flight>();
+  private readonly byKey = new Map<string, Joinable>();
 
   get size(): number {
     return this.byKey.size;
   }
 
-  get(key: string): Flight | undefined {
+  get(key: string): Joinable | undefined {
     return this.byKey.get(key);
+  }
+
+  /** Puts j under key, until close(key, j). */
+  set(key: string, j: Joinable): void {
+    this.byKey.set(key, j);
   }
 
   /** A new flight under key; it leaves the table when it settles or is abandoned. */
@@ -140,7 +151,7 @@ export class FlightTable {
     this.byKey.clear();
   }
 
-  close(key: string, f: Flight): void {
+  close(key: string, f: Joinable): void {
     if (this.byKey.get(key) === f) this.byKey.delete(key);
   }
 }

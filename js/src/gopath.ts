@@ -6,9 +6,9 @@
 import { Kind, Quiet } from "./abi.gen.js";
 import type { ResolvedOptions } from "./config.js";
 import type { Engine } from "./engine.js";
-import { FlightTable } from "./flights.js";
+import { Flight, FlightTable, type Joinable } from "./flights.js";
 import { sendMutation } from "./mutations.js";
-import { type Core, send } from "./network.js";
+import { type Core, type Plan, quietAnswer, send, statusOf } from "./network.js";
 import { type Described, describe, MUTATIONS, readCall } from "./request.js";
 import { Copies, synthetic } from "./responses.js";
 import { inScope } from "./scope.js";
@@ -40,6 +40,24 @@ export interface GoPath {
  * The Go path over `engine`. `again` is the facade's fetch: a request that
  * waited for a probe goes through it once more.
  */
+/** The table's entry for a quiet lead (see lead()): callers who join share a flight of their own. */
+class Lead implements Joinable {
+  settled = false;
+  joiners: Flight | null = null;
+
+  /** The joiners' flight (they may all have left one: then a new one). Nobody can cancel the request. */
+  flight(): Flight {
+    if (!this.joiners || this.joiners.settled) this.joiners = new Flight(noop, false);
+    return this.joiners;
+  }
+
+  add(signal: AbortSignal | undefined): Promise<Response> {
+    return this.flight().add(signal);
+  }
+}
+
+const noop = () => {};
+
 export function createGoPath(
   engine: Engine,
   facade: Facade,
@@ -132,10 +150,43 @@ export function createGoPath(
     }
     const plan = { ticket: 0, input, init, req };
     const own = coalesce ? key : `s${++solo}`;
+    if (req.signal === undefined) return lead(own, plan);
     const flight = flights.open(own, () => plan.ticket && call((e) => e.abort(plan.ticket)), req.signal !== undefined);
     const p = flight.add(req.signal);
     void send(core, flight, plan).then(() => flights.close(own, flight));
     return p;
+  }
+
+  /**
+   * A quiet request whose first caller has no signal (the commonest call:
+   * nobody can cancel it): that caller gets fetch's own answer through one
+   * reaction, without a flight. An answer that changes nothing (nearly all)
+   * is handed out there; any other goes on through send() as if it had sent
+   * it (Go adopts the request, and may retry it or serve a stale copy).
+   */
+  function lead(key: string, plan: Plan): Promise<Response> {
+    const entry = new Lead();
+    flights.set(key, entry);
+    const end = () => {
+      entry.settled = true;
+      flights.close(key, entry);
+    };
+    const handOver = (sent: Promise<Response>) => {
+      const flight = entry.flight();
+      const p = flight.add(undefined);
+      void send(core, flight, plan, sent).then(end);
+      return p;
+    };
+    core.counts.network++;
+    return nativeFetch(plan.input, plan.init).then(
+      (res) => {
+        if (!quietAnswer(core, statusOf(res))) return handOver(Promise.resolve(res));
+        end();
+        entry.joiners?.resolve(res.clone());
+        return res;
+      },
+      (err: unknown) => handOver(Promise.reject(err)),
+    );
   }
 
   /** Half-open: wait for the probe to end (at most waitMs, Go's probe timeout), then decide again. */

@@ -48,11 +48,33 @@ export function statusOf(res: Response): number {
 }
 
 /**
+ * On the quiet path (no ticket), an answer that changes nothing (guard.Quiet)
+ * is not reported: true when `st` is one, and it was dealt with here. The
+ * time of the latest success is kept: the trip rule needs it when a failure
+ * comes (a rate limiter is not an outage).
+ */
+export function quietAnswer(core: Core, st: number): boolean {
+  if (st === Status.Opaque) return true;
+  if (st < 100 || st >= 500 || st === 429) return false;
+  if (core.idle()) {
+    core.lastSuccess = core.now();
+    return true;
+  }
+  // A failure of the same burst made Go speak meanwhile (it armed, say):
+  // this success counts now, and may withdraw that trip at once.
+  core.lastSuccess = 0;
+  core.call((e) => e.succeeded(core.now()));
+  core.sync(true);
+  return true;
+}
+
+/**
  * Sends plan on flight and settles the flight with the answer. The returned
  * promise never rejects: it says what the network gave (null: no answer),
- * for steps that record it (mutations).
+ * for steps that record it (mutations). `sent`: the request is on its way
+ * already (the quiet path's lead), its first attempt is that one.
  */
-export function send(core: Core, flight: Flight, plan: Plan): Promise<Response | null> {
+export function send(core: Core, flight: Flight, plan: Plan, sent?: Promise<Response>): Promise<Response | null> {
   const signal = flight.signal;
   const { req } = plan;
   const init = signal ? initFor(plan.input, plan.init, { signal }) : plan.init;
@@ -61,22 +83,7 @@ export function send(core: Core, flight: Flight, plan: Plan): Promise<Response |
   const report = (res: Response | null): Outcome | null => {
     const st = res ? statusOf(res) : Status.NoAnswer;
     if (!plan.ticket) {
-      // The quiet path: an answer that changes nothing is not reported
-      // (guard.Quiet), but the time of the latest success is kept: the trip
-      // rule needs it when a failure comes (a rate limiter is not an outage).
-      if (st === Status.Opaque) return null;
-      if (st >= 100 && st < 500 && st !== 429) {
-        if (core.idle()) {
-          core.lastSuccess = core.now();
-          return null;
-        }
-        // A failure of the same burst made Go speak meanwhile (it armed, say):
-        // this success counts now, and may withdraw that trip at once.
-        core.lastSuccess = 0;
-        core.call((e) => e.succeeded(core.now()));
-        core.sync(true);
-        return null;
-      }
+      if (quietAnswer(core, st)) return null;
       if (core.lastSuccess) {
         const at = core.lastSuccess;
         core.lastSuccess = 0;
@@ -96,19 +103,22 @@ export function send(core: Core, flight: Flight, plan: Plan): Promise<Response |
   const stale = (out: Outcome | null) => (out?.serve ? core.copies.answer(out.copyId, out.ageMs, out.storedAtMs) : null);
 
   let original = false; // the caller's own Request was sent: there is no body left for a retry
-  const attempt = (): Promise<Response> => {
-    // A Request's body can be read once: every send gets its own clone (an
-    // engine that cannot clone it sends the original, and never retries).
-    let input = plan.input;
-    if (req.requestBody) {
-      try {
-        input = (plan.input as Request).clone();
-      } catch {
-        original = true;
+  const attempt = (sent?: Promise<Response>): Promise<Response> => {
+    if (!sent) {
+      // A Request's body can be read once: every send gets its own clone (an
+      // engine that cannot clone it sends the original, and never retries).
+      let input = plan.input;
+      if (req.requestBody) {
+        try {
+          input = (plan.input as Request).clone();
+        } catch {
+          original = true;
+        }
       }
+      core.counts.network++;
+      sent = core.fetch(input, init);
     }
-    core.counts.network++;
-    return core.fetch(input, init).then(
+    return sent.then(
       (res) => {
         const out = report(res);
         if (out?.retry && !req.oneShotBody && !original && !signal?.aborted) {
@@ -145,7 +155,7 @@ export function send(core: Core, flight: Flight, plan: Plan): Promise<Response |
     );
   };
 
-  return attempt().then(
+  return attempt(sent).then(
     (res) => {
       flight.resolve(res);
       return answer;

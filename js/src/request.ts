@@ -54,9 +54,10 @@ export function requestUrl(input: RequestInfo | URL, base: string): string {
 }
 
 // An absolute path made only of characters the URL parser leaves as they
-// are, with no dot segment: the URL is the base's origin + the path, exactly
-// as new URL() would say, without its cost (~15 µs per request, cold).
-const PLAIN_PATH = /^\/[A-Za-z0-9\-_~!$&'()*+,;=:@/?#]*$/;
+// are (not "'", which it percent-encodes in an http(s) query), with no dot
+// segment: the URL is the base's origin + the path, exactly as new URL()
+// would say, without its cost (~15 µs per request, cold).
+const PLAIN_PATH = /^\/[A-Za-z0-9\-_~!$&()*+,;=:@/?#]*$/;
 const DOT_SEGMENT = /\/\.|^\/\//;
 let lastBase = "";
 let lastOrigin = "";
