@@ -6,6 +6,9 @@
 //   /app.js               the app bundle (sent uncompressed: 300 KB on the wire)
 //   /dist/…               the module, .br/.gz precompressed beside it (pack-dist)
 //   /bench/reference.js   the seed-design breaker, brotli'd once at start
+//   /bench/reference-padded.js  the same, padded with an incompressible comment
+//                         to the brotli size of the module's tag file: what
+//                         those bytes alone cost the first paint
 //   /api/item/<n>         a small JSON answer
 
 import { existsSync, readFileSync } from "node:fs";
@@ -55,6 +58,7 @@ function page(variant, dist) {
     module: `<script src="/dist/${dist["gateway-circuit.js"]}" data-wasm="/dist/${dist["gateway-circuit.wasm"]}" data-scope="/api/"></script>`,
     "module-eager": `<script src="/dist/${dist["gateway-circuit.js"]}" data-wasm="/dist/${dist["gateway-circuit.wasm"]}" data-scope="/api/" data-load="eager"></script>`,
     reference: `<script src="/bench/reference.js"></script>`,
+    "reference-padded": `<script src="/bench/reference-padded.js"></script>`,
   }[variant];
   if (lib === undefined) return null;
   const ready = variant.startsWith("module") ? `<script>gatewayCircuit.ready.then(function(){window.__ready=performance.now()},function(e){window.__readyError=String(e)})</script>` : "";
@@ -68,12 +72,32 @@ ${lib}${ready}
 `;
 }
 
+/**
+ * The script with a comment of pseudo-random base64 appended, grown until its
+ * brotli size reaches `target` bytes: the same bytes on the wire, nothing
+ * more to run.
+ */
+function padTo(raw, target, brotli) {
+  let seed = 7;
+  const rand = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 16) & 63;
+  const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  let pad = "";
+  let out = { raw, br: brotli(raw) };
+  while (out.br.length < target) {
+    for (let i = 0; i < 64; i++) pad += B64[rand()];
+    const next = Buffer.concat([raw, Buffer.from(`\n/* ${pad} */\n`)]);
+    out = { raw: next, br: brotli(next) };
+  }
+  return out;
+}
+
 export async function startPageLoadServer(root) {
   const dist = JSON.parse(readFileSync(`${root}dist/manifest.json`, "utf8"));
   const app = Buffer.from(appBundle());
   const brotli = (b) => brotliCompressSync(b, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } });
   const referenceRaw = readFileSync(`${root}bench/web/reference.js`);
   const reference = { raw: referenceRaw, br: brotli(referenceRaw) };
+  const padded = padTo(referenceRaw, readFileSync(`${root}dist/${dist["gateway-circuit.js"]}.br`).length, brotli);
 
   const server = createServer((req, res) => {
     const url = new URL(req.url, "http://x");
@@ -88,9 +112,8 @@ export async function startPageLoadServer(root) {
       return html ? send(200, TYPES.html, Buffer.from(html)) : send(404, "text/plain", Buffer.from("no such variant"));
     }
     if (p === "/app.js") return send(200, TYPES.js, app);
-    if (p === "/bench/reference.js") {
-      return accepts("br") ? send(200, TYPES.js, reference.br, { "content-encoding": "br", vary: "accept-encoding" }) : send(200, TYPES.js, reference.raw);
-    }
+    const ref = { "/bench/reference.js": reference, "/bench/reference-padded.js": padded }[p];
+    if (ref) return accepts("br") ? send(200, TYPES.js, ref.br, { "content-encoding": "br", vary: "accept-encoding" }) : send(200, TYPES.js, ref.raw);
     if (p.startsWith("/api/item/")) {
       const n = Number(p.slice(10));
       return send(200, TYPES.json, Buffer.from(JSON.stringify({ id: n, name: `item ${n}`, price: 100 + n })));
