@@ -14,7 +14,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { once } from "node:events";
-import { brotliCompressSync, constants } from "node:zlib";
+import { brotli } from "../tools/sizes.mjs";
 
 const TYPES = { html: "text/html; charset=utf-8", js: "text/javascript; charset=utf-8", wasm: "application/wasm", json: "application/json" };
 
@@ -77,7 +77,7 @@ ${lib}${ready}
  * brotli size reaches `target` bytes: the same bytes on the wire, nothing
  * more to run.
  */
-function padTo(raw, target, brotli) {
+function padTo(raw, target) {
   let seed = 7;
   const rand = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 16) & 63;
   const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -94,10 +94,9 @@ function padTo(raw, target, brotli) {
 export async function startPageLoadServer(root) {
   const dist = JSON.parse(readFileSync(`${root}dist/manifest.json`, "utf8"));
   const app = Buffer.from(appBundle());
-  const brotli = (b) => brotliCompressSync(b, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } });
   const referenceRaw = readFileSync(`${root}bench/web/reference.js`);
   const reference = { raw: referenceRaw, br: brotli(referenceRaw) };
-  const padded = padTo(referenceRaw, readFileSync(`${root}dist/${dist["gateway-circuit.js"]}.br`).length, brotli);
+  const padded = padTo(referenceRaw, readFileSync(`${root}dist/${dist["gateway-circuit.js"]}.br`).length);
 
   const server = createServer((req, res) => {
     const url = new URL(req.url, "http://x");

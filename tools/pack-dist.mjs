@@ -10,7 +10,7 @@
 import { createHash } from "node:crypto";
 import { readFileSync, readdirSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { brotliCompressSync, constants, gzipSync } from "node:zlib";
+import { brotli, gzip } from "./sizes.mjs";
 
 const dist = process.argv[2] ?? "dist";
 const stable = process.argv.length > 3 ? process.argv.slice(3) : ["gateway-circuit.js", "gateway-circuit-facade.js", "gateway-circuit-engine.js", "gateway-circuit.wasm"];
@@ -28,10 +28,8 @@ for (const name of stable) {
   const hash = createHash("sha256").update(bytes).digest("hex").slice(0, 12);
   const hashedName = name.replace(/\.(js|wasm)$/, `.${hash}.$1`);
   manifest[name] = hashedName;
-  const br = brotliCompressSync(bytes, {
-    params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length },
-  });
-  const gz = gzipSync(bytes, { level: 9 });
+  const br = brotli(bytes);
+  const gz = gzip(bytes);
   for (const n of [name, hashedName]) {
     if (n !== name) writeFileSync(join(dist, n), bytes);
     writeFileSync(join(dist, `${n}.br`), br);

@@ -17,6 +17,7 @@ import (
 	"errors"
 
 	"github.com/gatewaycircuit/gatewaycircuit/internal/policyerr"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/text"
 )
 
 // DefaultIgnore are request headers that never count toward a key: tracing
@@ -46,7 +47,7 @@ func (p Policy) WithDefaults() Policy {
 // Validate reports the first bad field of a defaulted policy.
 func (p Policy) Validate() error {
 	for _, h := range p.Ignore {
-		if h == "" || h != lower(h) {
+		if h == "" || h != text.Lower(h) {
 			return policyerr.New(ErrInvalidPolicy, "ignore", "header names must be non-empty and in lower case: "+h)
 		}
 	}
@@ -113,13 +114,3 @@ func (t *Table) Forget() { clear(t.byKey) }
 
 // InFlight is the number of calls not yet completed.
 func (t *Table) InFlight() int { return len(t.byID) }
-
-func lower(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
-}

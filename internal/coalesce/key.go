@@ -35,7 +35,7 @@ func (p Policy) Key(method, url string, headers []Header) (string, bool) {
 	}
 	lines := make([]string, 0, len(headers))
 	for _, h := range headers {
-		name := lower(text.TrimSpace(h.Name))
+		name := text.Lower(text.TrimSpace(h.Name))
 		if name == "" || slices.Contains(p.Ignore, name) {
 			continue
 		}

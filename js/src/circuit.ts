@@ -10,8 +10,9 @@
 //   flights.ts    callers sharing one network request; aborts
 //   network.ts    the network step, carrying out Go's outcome
 //   mutations.ts  idempotency keys
-// The tag's file (script.ts) bundles the facade without the engine's part, so
-// what blocks the page's rendering is the gate alone.
+// The facade's file (facade-file.ts) bundles the facade without the engine's
+// part; the tag's file (script.ts) holds only the stand-in (early.ts) that
+// comes before it.
 
 import { Flag, METRICS, Quiet } from "./abi.gen.js";
 import { type DataAttributes, type ResolvedOptions, attributesText, type readGoOptions } from "./config.js";
@@ -24,9 +25,11 @@ import { statusOf } from "./network.js";
 import { createFetchJSON, createQueryFn, createRetry } from "./query.js";
 import { type GateView, gateView, MUTATIONS, readCall } from "./request.js";
 import { synthetic } from "./responses.js";
+import { inScope } from "./scope.js";
 import { StateMirror } from "./state.js";
+import { checkArm } from "./surface.js";
 import { parked } from "./wait.js";
-import { type CircuitState, type StorageLike, isHttpStatus, readPauses, toStored, writeRaw } from "./storage.js";
+import { type CircuitState, type StorageLike, readPauses, toStored, writeRaw } from "./storage.js";
 import type { GatewayCircuit, Metrics, ModuleStatus } from "./types.js";
 
 export interface Environment {
@@ -233,7 +236,7 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
     for (const { input, init, answer } of sent) {
       core.counts.calls++;
       const req = readCall(gateView, input, init, env.baseUrl());
-      if (!req || gate.decide(req.url, null, now()).kind === "pass") {
+      if (!req || !inScope(req.url, o.scope)) {
         core.counts.passedThrough++;
         continue;
       }
@@ -271,12 +274,7 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
   }
 
   function arm(httpStatus: number, ttlMs?: number): CircuitState {
-    if (!isHttpStatus(httpStatus)) {
-      throw new RangeError(`gatewayCircuit.arm: httpStatus must be an integer from 100 to 599, got ${String(httpStatus)}`);
-    }
-    if (ttlMs !== undefined && (typeof ttlMs !== "number" || !Number.isFinite(ttlMs) || ttlMs < 1)) {
-      throw new RangeError(`gatewayCircuit.arm: ttlMs must be a finite number ≥ 1 (omit it for the default), got ${String(ttlMs)}`);
-    }
+    checkArm(httpStatus, ttlMs);
     const ttl = ttlMs === undefined ? 0 : Math.floor(ttlMs); // 0 asks Go for the policy's TTL
     const r = call((e) => e.arm(now(), httpStatus, ttl));
     if (r !== null && r < 0) throw new RangeError(`gatewayCircuit.arm: ${engine?.message() ?? "rejected"}`);

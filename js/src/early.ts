@@ -17,11 +17,13 @@
 // If its file cannot load, calls go to the plain fetch (status "fallback",
 // one console.warn) and the page keeps working.
 
-import { DEFAULT_TRIP_STATUSES } from "./config.js";
+import { DEFAULT_TRIP_STATUSES, DEFAULT_TTL_MS } from "./config.js";
 import { isCircuitOpenError, isGatewayError, isIdempotencyError } from "./brand.js";
 import { createRetry } from "./query.js";
-import { COOLDOWN_KEY, type CircuitState, STORAGE_KEY, isHttpStatus, parsePayload } from "./storage.js";
-import type { Blocking, GatewayCircuit, Listener, Metrics } from "./types.js";
+import { isRequest, methodOf } from "./request.js";
+import { COOLDOWN_KEY, type CircuitState, type StorageLike, parsePayload, readRaw, toStored, writeRaw } from "./storage.js";
+import { checkArm, noMetrics } from "./surface.js";
+import type { Blocking, GatewayCircuit, Listener } from "./types.js";
 
 /** A call sent before the facade ran: what was asked, and its answer. */
 export interface EarlyCall {
@@ -45,9 +47,7 @@ export interface Early {
   fail(err: Error): void;
 }
 
-const TTL_MS = 120_000; // the documented default TTL (data-ttl-ms)
-
-export function createEarly(nativeFetch: typeof fetch, storage: Storage | null, ttlAttribute: string | undefined): Early {
+export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | null, ttlAttribute: string | undefined): Early {
   let facade: GatewayCircuit | null = null;
   let failed: Error | null = null;
   let arrive: (f: GatewayCircuit | null) => void = () => {};
@@ -55,21 +55,12 @@ export function createEarly(nativeFetch: typeof fetch, storage: Storage | null, 
   const listeners = new Map<Listener, () => void>();
   const handover: Handover = { sent: [], clear: false, forget: false };
 
-  const get = (key: string) => {
-    try {
-      return storage?.getItem(key) ?? null;
-    } catch {
-      return null; // storage that throws holds nothing the facade could read either
-    }
-  };
-  const methodOf = (input: RequestInfo | URL, init?: RequestInit) =>
-    String(init?.method ?? (input instanceof Request ? input.method : "GET")).toUpperCase();
   /** The facade, or null once its file failed: then the plain fetch. */
   const later = <T>(f: (g: GatewayCircuit) => T | Promise<T>, plain: () => T | Promise<T>) =>
     arrived.then((g) => (g ? f(g) : plain()));
 
   function read(): CircuitState | null {
-    const s = parsePayload(get(STORAGE_KEY) ?? "");
+    const s = parsePayload(readRaw(storage) ?? "");
     return s && Date.now() < s.until ? { until: s.until, httpStatus: s.httpStatus } : null;
   }
 
@@ -81,17 +72,14 @@ export function createEarly(nativeFetch: typeof fetch, storage: Storage | null, 
   }
 
   const earlyRetry = createRetry(DEFAULT_TRIP_STATUSES);
-  const idle: Metrics = {
-    calls: 0, network: 0, answeredLocally: 0, passedThrough: 0, shortCircuited: 0, coalesced: 0, negativeHits: 0,
-    staleServed: 0, probes: 0, retries: 0, cooledDown: 0, emptyReused: 0, evicted: 0, idempotencyRefused: 0, untouched: 0,
-  };
 
   const api = {
     fetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
       if (facade) return facade.fetch(input, init);
       if (failed) return nativeFetch(input, init);
-      const m = methodOf(input, init);
-      if ((m === "GET" || m === "HEAD") && get(STORAGE_KEY) === null && get(COOLDOWN_KEY) === null) {
+      // Storage that throws holds nothing the facade could read either.
+      const m = methodOf(init, isRequest(input) ? input : null);
+      if ((m === "GET" || m === "HEAD") && readRaw(storage) === null && readRaw(storage, COOLDOWN_KEY) === null) {
         const answer = nativeFetch(input, init);
         handover.sent.push({ input, init, answer });
         return answer;
@@ -108,20 +96,15 @@ export function createEarly(nativeFetch: typeof fetch, storage: Storage | null, 
     blocking: (): Blocking => (facade ? facade.blocking() : { circuit: read(), halfOpen: false, pauses: [] }),
     arm(httpStatus: number, ttlMs?: number): CircuitState {
       if (facade) return facade.arm(httpStatus, ttlMs);
-      if (!isHttpStatus(httpStatus)) throw new RangeError(`gatewayCircuit.arm: httpStatus must be an integer from 100 to 599, got ${String(httpStatus)}`);
-      if (ttlMs !== undefined && !(ttlMs >= 1 && ttlMs < Infinity)) throw new RangeError(`gatewayCircuit.arm: ttlMs must be a finite number ≥ 1 (omit it for the default), got ${String(ttlMs)}`);
-      const state = { until: Date.now() + Math.floor(ttlMs ?? (Number(ttlAttribute) || TTL_MS)), httpStatus };
-      try {
-        storage?.setItem(STORAGE_KEY, JSON.stringify(state));
-      } catch {} // the facade's gate reports storage that throws
+      checkArm(httpStatus, ttlMs);
+      const state = { until: Date.now() + Math.floor(ttlMs ?? (Number(ttlAttribute) || DEFAULT_TTL_MS)), httpStatus };
+      writeRaw(storage, toStored(state)); // the facade's gate reports storage that throws
       return state;
     },
     clear() {
       if (facade) return facade.clear();
       handover.clear = true;
-      try {
-        storage?.removeItem(STORAGE_KEY);
-      } catch {}
+      writeRaw(storage, null);
     },
     forget() {
       if (facade) return facade.forget();
@@ -146,7 +129,7 @@ export function createEarly(nativeFetch: typeof fetch, storage: Storage | null, 
     get error() {
       return facade ? facade.error : failed;
     },
-    metrics: () => (facade ? facade.metrics() : { ...idle, calls: handover.sent.length, network: handover.sent.length }),
+    metrics: () => (facade ? facade.metrics() : { ...noMetrics(), calls: handover.sent.length, network: handover.sent.length }),
     diagnostics: () =>
       facade ? facade.diagnostics() : { status: api.status, wasmMemoryBytes: 0, listeners: listeners.size, flights: 0, staleCopies: 0 },
     // The facade's rule with the default trip statuses (data-trip-statuses is read by the facade).

@@ -3,7 +3,6 @@
 // not only with instanceof.
 
 import { Code } from "./abi.gen.js";
-
 import { BRAND } from "./brand.js";
 
 export { isCircuitOpenError, isGatewayError, isIdempotencyError } from "./brand.js";
@@ -55,7 +54,6 @@ export class GatewayHttpError extends Error {
   }
 }
 
-
 /**
  * The one refusal left: the app's own Idempotency-Key is malformed. Limits
  * the app did not choose (a body too large or too deep to fingerprint, a
@@ -81,4 +79,3 @@ export class GatewayIdempotencyError extends Error {
     this.code = IDEMPOTENCY_CODES[code] ?? "IDEMPOTENCY_BAD_KEY";
   }
 }
-

@@ -36,10 +36,6 @@ export interface GoPath {
   readonly copies: number;
 }
 
-/**
- * The Go path over `engine`. `again` is the facade's fetch: a request that
- * waited for a probe goes through it once more.
- */
 /** The table's entry for a quiet lead (see lead()): callers who join share a flight of their own. */
 class Lead implements Joinable {
   settled = false;
@@ -58,6 +54,10 @@ class Lead implements Joinable {
 
 const noop = () => {};
 
+/**
+ * The Go path over `engine`. `again` is the facade's fetch: a request that
+ * waited for a probe goes through it once more.
+ */
 export function createGoPath(
   engine: Engine,
   facade: Facade,
@@ -151,7 +151,7 @@ export function createGoPath(
     const plan = { ticket: 0, input, init, req };
     const own = coalesce ? key : `s${++solo}`;
     if (req.signal === undefined) return lead(own, plan);
-    const flight = flights.open(own, () => plan.ticket && call((e) => e.abort(plan.ticket)), req.signal !== undefined);
+    const flight = flights.open(own, () => plan.ticket && call((e) => e.abort(plan.ticket)));
     const p = flight.add(req.signal);
     void send(core, flight, plan).then(() => flights.close(own, flight));
     return p;

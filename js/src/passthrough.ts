@@ -15,7 +15,7 @@ import {
 } from "./config.js";
 import { isCircuitOpenError, isGatewayError, isIdempotencyError } from "./errors.js";
 import { createFetchJSON, createQueryFn, createRetry } from "./query.js";
-import { isHttpStatus } from "./storage.js";
+import { checkArm, noMetrics } from "./surface.js";
 import type { GatewayCircuit } from "./types.js";
 
 const plainFetch: typeof fetch = (input, init) => globalThis.fetch(input, init);
@@ -44,10 +44,7 @@ export function createPassthrough(reason: Error): GatewayCircuit {
     // Validated like the real one, so a bad call fails the same way in
     // tests that run without a browser; nothing is stored.
     arm(httpStatus: number, ttlMs?: number) {
-      if (!isHttpStatus(httpStatus)) throw new RangeError(`gatewayCircuit.arm: httpStatus must be an integer from 100 to 599, got ${String(httpStatus)}`);
-      if (ttlMs !== undefined && (typeof ttlMs !== "number" || !Number.isFinite(ttlMs) || ttlMs < 1)) {
-        throw new RangeError(`gatewayCircuit.arm: ttlMs must be a finite number ≥ 1 (omit it for the default), got ${String(ttlMs)}`);
-      }
+      checkArm(httpStatus, ttlMs);
       const ttl = ttlMs ?? options.ttlMs;
       return { until: Date.now() + Math.min(Math.floor(ttl), options.maxTtlMs), httpStatus };
     },
@@ -59,23 +56,7 @@ export function createPassthrough(reason: Error): GatewayCircuit {
     ready: Promise.resolve(),
     status: "fallback" as const,
     error: reason,
-    metrics: () => ({
-      calls: 0,
-      network: 0,
-      answeredLocally: 0,
-      passedThrough: 0,
-      shortCircuited: 0,
-      coalesced: 0,
-      negativeHits: 0,
-      staleServed: 0,
-      probes: 0,
-      retries: 0,
-      cooledDown: 0,
-      emptyReused: 0,
-      evicted: 0,
-      idempotencyRefused: 0,
-      untouched: 0,
-    }),
+    metrics: noMetrics,
     diagnostics: () => ({ status: "fallback" as const, wasmMemoryBytes: 0, listeners: 0, flights: 0, staleCopies: 0 }),
     fetchJSON,
     queryFn: createQueryFn(fetchJSON),

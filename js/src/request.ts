@@ -43,7 +43,10 @@ export interface Described {
   requestBody: boolean;
 }
 
-const isRequest = (x: unknown): x is Request => typeof Request !== "undefined" && x instanceof Request;
+export const isRequest = (x: unknown): x is Request => typeof Request !== "undefined" && x instanceof Request;
+
+/** The method fetch will use, as it writes it (upper case). */
+export const methodOf = (init: RequestInit | undefined, req: Request | null): string => String(init?.method ?? req?.method ?? "GET").toUpperCase();
 
 /** The absolute URL fetch would use for `input`. Throws when fetch would reject it. */
 export function requestUrl(input: RequestInfo | URL, base: string): string {
@@ -100,7 +103,7 @@ export function gateView(input: RequestInfo | URL, init: RequestInit | undefined
   const req = isRequest(input) ? input : null;
   if (init?.headers) new Headers(init.headers); // a bad header: fetch rejects it, nothing is answered for it
   const signal = init && "signal" in init ? signalOf(init) : (req?.signal ?? undefined);
-  return { url, method: String(init?.method ?? req?.method ?? "GET").toUpperCase(), signal };
+  return { url, method: methodOf(init, req), signal };
 }
 
 /** Reads a fetch call. Throws where fetch would reject (see the file comment). */
@@ -111,8 +114,7 @@ export function describe(input: RequestInfo | URL, init: RequestInit | undefined
   if (req === null && (init === undefined || onlySignal(init))) {
     return { url, method: "GET", headers: "", signal: signalOf(init), plain: true, oneShotBody: false, requestBody: false };
   }
-  const rawMethod = init?.method ?? req?.method ?? "GET";
-  const method = String(rawMethod).toUpperCase();
+  const method = methodOf(init, req);
   let headers = "";
   const h = init?.headers ?? req?.headers;
   if (h !== undefined && h !== null) {

@@ -9,6 +9,7 @@
 //   <script src="/gateway-circuit.js" data-wasm="/gateway-circuit.wasm" data-scope="/api/"></script>
 
 import { type Early, createEarly } from "./early.js";
+import { sessionStorageOf } from "./storage.js";
 import type { GatewayCircuit } from "./types.js";
 
 declare global {
@@ -43,11 +44,7 @@ if (g.gatewayCircuit) {
 } else {
   g[FIRST] = JSON.stringify(data);
   const nativeFetch = globalThis.fetch.bind(globalThis);
-  let storage: Storage | null = null;
-  try {
-    storage = sessionStorage;
-  } catch {} // a sandboxed frame: the facade's gate reports it
-  const early = createEarly(nativeFetch, storage, data.ttlMs);
+  const early = createEarly(nativeFetch, sessionStorageOf(globalThis), data.ttlMs);
   g.gatewayCircuit = early.api;
   const tag: Tag = { data, src: script?.src || document.baseURI, nonce: script?.nonce ?? "", early, nativeFetch };
   g[Symbol.for("gatewaycircuit.tag")] = tag;
