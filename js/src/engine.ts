@@ -2,14 +2,17 @@
 // into Go. Every name and value that crosses is in abi.gen.ts, generated from
 // internal/abi. Strings cross as UTF-8 frames in a buffer in Go's memory,
 // which Go grows on demand (never cut); multi-valued answers come back in
-// `out`. Nothing per request goes through syscall/js or js.FuncOf.
+// `out`. Nothing per request goes through syscall/js or js.FuncOf; Go
+// reaches sessionStorage through the imports of gostorage.ts.
 //
 // Go's memory can grow during any call: every view over it is taken after
 // the call that could grow it (mem() re-creates views when the old buffer
 // is detached).
 
-import { type Code, type Exports, Flag, Limit, Slot, type Idem, type Kind } from "./abi.gen.js";
+import { type Code, type Exports, Flag, IMPORT_MODULE, Limit, Slot, type Idem, type Kind } from "./abi.gen.js";
 import { newGo, runGo } from "./goruntime.js";
+import { goStorage } from "./gostorage.js";
+import { sessionStorageOf } from "./storage.js";
 
 /** The decision for one request (gc_begin). */
 export interface Answer {
@@ -102,7 +105,11 @@ export class FrameTooLarge extends Error {}
 export async function loadEngine(compiled: Promise<WebAssembly.Module>, attributes: string): Promise<{ engine: Engine; options: string }> {
   const go = newGo();
   if (!go) throw new Error("Go's wasm_exec.js runtime is missing");
-  const instance = await WebAssembly.instantiate(await compiled, go.importObject);
+  const storage = sessionStorageOf(globalThis);
+  let memory: WebAssembly.Memory | null = null;
+  const imports = { ...go.importObject, [IMPORT_MODULE]: { ...goStorage(() => memory!, () => storage) } };
+  const instance = await WebAssembly.instantiate(await compiled, imports);
+  memory = (instance.exports as unknown as Exports).mem;
   // run() executes main synchronously until it parks; the exports work from here.
   const exited = runGo(go, instance).then(() => {
     throw new Error("the Go program exited");
