@@ -110,6 +110,7 @@ build/bench/manifest.json: wasm/floor/main.go $(WASM_EXEC) tools/pack-dist.mjs
 bench: build build/bench/manifest.json build/bench/cockatiel.js chromium
 	node bench/run.mjs
 	node bench/pageload.mjs
+	node bench/memory.mjs
 
 clean: nextjs-clean js-clean
 	rm -rf dist build

@@ -1,156 +1,41 @@
 // make bench-memory (part of make bench): what a long-lived page keeps per
-// mutation. MEMORY_POSTS (default 30,000) in-scope POSTs, each a new action
-// (a body of its own, so each gets a key and a ledger entry), through
-// gatewayCircuit.fetch in one page and through the browser's fetch in
-// another, against the demo gateway. Memory is read over CDP after two forced
-// GCs (HeapProfiler.collectGarbage): the JS heap (Runtime.getHeapUsage's
-// usedSize), the backing store (its backingStorageSize: array buffers and
-// external strings), wasm memory, and the JS values Go holds (wasm_exec's
-// table; a value Go keeps per request grows it).
-//
-// Growth is counted from a warm point (MEMORY_WARM POSTs: the ledger is at
-// its cap of 64 entries by then) to the end. The bar: the module's backing
-// store and JS heap grow at most native fetch's growth + 10 MiB.
+// mutation. MEMORY_POSTS (default 30,000) in-scope POSTs, each a new action,
+// through gatewayCircuit.fetch in one page and through the browser's fetch in
+// another, against the demo gateway; memory after two forced GCs
+// (e2e/memory.mjs says what is read). Growth is counted from a warm point
+// (MEMORY_WARM POSTs, default 1,000: the ledger is at its cap of 64 entries
+// by then) to the end. The bar: the module's backing store and JS heap grow
+// at most native fetch's growth + 10 MiB.
 //
 // Prints a table, writes build/bench/memory.json, exits 1 when over the bar.
 //
 //   MEMORY_POSTS=30000 node bench/memory.mjs
-//
-// e2e/soak.mjs runs measure() on fewer POSTs, with a per-POST bound.
 
 import { mkdirSync, writeFileSync } from "node:fs";
-import { chromium } from "playwright-core";
-import { spyOnGo } from "../e2e/gospy.mjs";
-import { CHROMIUM_ARGS, startGateway } from "../e2e/harness.mjs";
+import { startGateway } from "../e2e/harness.mjs";
+import { CONCURRENCY, SLACK_BYTES, launchForMemory, measure, table } from "../e2e/memory.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
-const MiB = 2 ** 20;
+const N = Number(process.env.MEMORY_POSTS ?? 30_000);
+const WARM = Number(process.env.MEMORY_WARM ?? Math.min(1000, Math.floor(N / 10)));
 
-/** The bar: growth ≤ native's + this. */
-export const SLACK_BYTES = 10 * MiB;
-
-/** POSTs run at once, like the soak (Chromium's HTTP/1.1 connections per host). */
-const CONCURRENCY = 6;
-
-/**
- * Sends n POSTs through `via` ("module" or "native") in a fresh page of
- * browser against gw, and samples memory every n/samples POSTs after forced
- * GCs. Returns {via, posts, warmAt, samples: [{posts, heap, backing, wasm, goRefs}], growth}.
- */
-export async function measure(browser, gw, { via, n, warm, samples = 10 }) {
-  const context = await browser.newContext();
-  try {
-    await context.addInitScript(spyOnGo); // to count the JS values Go holds
-    const page = await context.newPage();
-    const problems = [];
-    page.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
-    await page.goto(`${gw.url}/fault/page?scope=/fault/api/`);
-    if (via === "module") await page.waitForFunction(() => gatewayCircuit.status === "ready", null, { timeout: 15_000 });
-    const cdp = await context.newCDPSession(page);
-    const read = async (posts) => {
-      await cdp.send("HeapProfiler.collectGarbage");
-      await cdp.send("HeapProfiler.collectGarbage");
-      const u = await cdp.send("Runtime.getHeapUsage");
-      const inPage = await page.evaluate(() => {
-        const go = window.__go?.at(-1);
-        return {
-          wasm: go?._inst?.exports.mem.buffer.byteLength ?? 0,
-          goRefs: go ? go._values.length - go._idPool.length : 0,
-        };
-      });
-      return { posts, heap: u.usedSize, backing: u.backingStorageSize ?? 0, ...inPage };
-    };
-    const post = (from, to) =>
-      page.evaluate(
-        async ([via, from, to, concurrency]) => {
-          const f = via === "module" ? gatewayCircuit.fetch : fetch;
-          let next = from;
-          const worker = async () => {
-            while (next < to) {
-              const i = next++;
-              const res = await f("/fault/api/ok", {
-                method: "POST",
-                headers: { "content-type": "application/json" },
-                body: JSON.stringify({ order: i, note: "a new action each time" }),
-              });
-              await res.arrayBuffer();
-              if (!res.ok) throw new Error(`POST ${i}: ${res.status}`);
-            }
-          };
-          await Promise.all(Array.from({ length: concurrency }, worker));
-        },
-        [via, from, to, CONCURRENCY],
-      );
-
-    const points = [await read(0)];
-    await post(0, warm);
-    const warmPoint = await read(warm);
-    points.push(warmPoint);
-    const step = Math.max(1, Math.ceil((n - warm) / samples));
-    for (let done = warm; done < n; ) {
-      const to = Math.min(n, done + step);
-      await post(done, to);
-      done = to;
-      points.push(await read(done));
-    }
-    const end = points.at(-1);
-    const growth = {
-      heap: end.heap - warmPoint.heap,
-      backing: end.backing - warmPoint.backing,
-      wasm: end.wasm - warmPoint.wasm,
-      goRefs: end.goRefs - warmPoint.goRefs,
-    };
-    const perPost = (bytes) => bytes / Math.max(1, n - warm);
-    const status = via === "module" ? await page.evaluate(() => gatewayCircuit.status) : "native";
-    return { via, posts: n, warmAt: warm, status, samples: points, growth, perPost: { heap: perPost(growth.heap), backing: perPost(growth.backing) }, problems };
-  } finally {
-    await context.close();
-  }
+const gw = await startGateway();
+const browser = await launchForMemory();
+let failed = false;
+try {
+  const native = await measure(browser, gw, { via: "native", n: N, warm: WARM });
+  const module = await measure(browser, gw, { via: "module", n: N, warm: WARM });
+  const over = (k) => module.growth[k] - native.growth[k];
+  failed = over("backing") > SLACK_BYTES || over("heap") > SLACK_BYTES || module.status !== "ready" || module.problems.length > 0;
+  console.log(`memory per mutation — ${new Date().toISOString()} — ${browser.version()} — ${N} POSTs, ${CONCURRENCY} at a time, after 2 forced GCs`);
+  console.log(table(module, native));
+  for (const p of [...module.problems, ...native.problems]) console.log(`problem: ${p}`);
+  mkdirSync(`${root}build/bench`, { recursive: true });
+  writeFileSync(`${root}build/bench/memory.json`, `${JSON.stringify({ date: new Date().toISOString(), chromium: browser.version(), module, native }, null, 2)}\n`);
+  console.log("written: build/bench/memory.json");
+  console.log(failed ? "memory: FAILED" : "memory: ok");
+} finally {
+  await browser.close();
+  await gw.stop();
 }
-
-export async function launchForMemory() {
-  return chromium.launch({ executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium", args: CHROMIUM_ARGS });
-}
-
-const mib = (b) => `${(b / MiB).toFixed(2)} MiB`;
-
-/** The table rows for a module run beside a native one. */
-export function table(module, native) {
-  const rows = [`| ${module.posts - module.warmAt} POSTs after ${module.warmAt} | module | native fetch | module − native | bar |`, "|---|---|---|---|---|"];
-  for (const [name, k] of [
-    ["backing store growth (array buffers, external strings)", "backing"],
-    ["JS heap growth after GC", "heap"],
-  ]) {
-    const over = module.growth[k] - native.growth[k];
-    rows.push(`| ${name} | ${mib(module.growth[k])} | ${mib(native.growth[k])} | ${mib(over)} | ≤ +10 MiB ${over <= SLACK_BYTES ? "✓" : "✗"} |`);
-  }
-  rows.push(`| per POST: backing / heap | ${module.perPost.backing.toFixed(0)} / ${module.perPost.heap.toFixed(0)} B | ${native.perPost.backing.toFixed(0)} / ${native.perPost.heap.toFixed(0)} B | | |`);
-  rows.push(`| wasm memory: warm → end | ${mib(module.samples[1].wasm)} → ${mib(module.samples.at(-1).wasm)} | — | | |`);
-  rows.push(`| JS values held by Go: warm → end | ${module.samples[1].goRefs} → ${module.samples.at(-1).goRefs} | — | | |`);
-  return rows.join("\n");
-}
-
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const N = Number(process.env.MEMORY_POSTS ?? 30_000);
-  const WARM = Number(process.env.MEMORY_WARM ?? Math.min(1000, Math.floor(N / 10)));
-  const gw = await startGateway();
-  const browser = await launchForMemory();
-  let failed = false;
-  try {
-    const native = await measure(browser, gw, { via: "native", n: N, warm: WARM });
-    const module = await measure(browser, gw, { via: "module", n: N, warm: WARM });
-    const over = (k) => module.growth[k] - native.growth[k];
-    failed = over("backing") > SLACK_BYTES || over("heap") > SLACK_BYTES || module.status !== "ready" || module.problems.length > 0;
-    console.log(`memory per mutation — ${new Date().toISOString()} — ${browser.version()} — ${N} POSTs, ${CONCURRENCY} at a time, after 2 forced GCs`);
-    console.log(table(module, native));
-    for (const p of [...module.problems, ...native.problems]) console.log(`problem: ${p}`);
-    mkdirSync(`${root}build/bench`, { recursive: true });
-    writeFileSync(`${root}build/bench/memory.json`, `${JSON.stringify({ date: new Date().toISOString(), chromium: browser.version(), module, native }, null, 2)}\n`);
-    console.log("written: build/bench/memory.json");
-    console.log(failed ? "memory: FAILED" : "memory: ok");
-  } finally {
-    await browser.close();
-    await gw.stop();
-  }
-  process.exit(failed ? 1 : 0);
-}
+process.exit(failed ? 1 : 0);
