@@ -10,7 +10,7 @@
 // is detached).
 
 import { type Code, type Exports, Flag, IMPORT_MODULE, Limit, Slot, type Idem, type Kind } from "./abi.gen.js";
-import { newGo, runGo } from "./goruntime.js";
+import { type GoRuntime, newGo, runGo } from "./goruntime.js";
 import { goStorage } from "./gostorage.js";
 import { sessionStorageOf } from "./storage.js";
 
@@ -116,10 +116,29 @@ export async function loadEngine(compiled: Promise<WebAssembly.Module>, attribut
   });
   exited.catch(() => {});
   if (go.exited) throw new Error("the Go program exited during start-up");
-  const engine = bind(instance.exports as unknown as Exports, exited);
+  const engine = bind(untilExit(instance.exports as unknown as Exports, go), exited);
   const n = engine.configure(Date.now(), attributes);
   if (n < 0) throw new Error(`invalid configuration: ${engine.message()}`);
   return { engine, options: engine.text(n) };
+}
+
+/**
+ * The exports, each throwing instead of running once the Go program has
+ * exited: a panic inside an export ends the program without settling
+ * go.run()'s promise (only run() and a resumed event do), and the exports of
+ * a dead runtime still answer. The facade falls back on the throw.
+ */
+function untilExit(ex: Exports, go: GoRuntime): Exports {
+  const guarded: Record<string, unknown> = { mem: ex.mem };
+  for (const [name, f] of Object.entries(ex)) {
+    if (typeof f !== "function") continue;
+    // Six arguments, the most an export takes: no array per call.
+    guarded[name] = (a: number, b: number, c: number, d: number, e: number, g: number) => {
+      if (go.exited) throw new Error("the Go program exited");
+      return (f as (...n: number[]) => number)(a, b, c, d, e, g);
+    };
+  }
+  return guarded as unknown as Exports;
 }
 
 /** The typed calls over the exports (separate from loading, for the tests). */
