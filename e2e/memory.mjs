@@ -99,7 +99,7 @@ export async function launchForMemory() {
   return chromium.launch({ executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium", args: CHROMIUM_ARGS });
 }
 
-const mib = (b) => `${(b / MiB).toFixed(2)} MiB`;
+const mib = (b) => `${(Math.abs(b) < MiB / 200 ? 0 : b / MiB).toFixed(2)} MiB`; // no "-0.00"
 
 /** The table rows for a module run beside a native one. */
 export function table(module, native) {
@@ -111,7 +111,8 @@ export function table(module, native) {
     const over = module.growth[k] - native.growth[k];
     rows.push(`| ${name} | ${mib(module.growth[k])} | ${mib(native.growth[k])} | ${mib(over)} | ≤ +10 MiB ${over <= SLACK_BYTES ? "✓" : "✗"} |`);
   }
-  rows.push(`| per POST: backing / heap | ${module.perPost.backing.toFixed(0)} / ${module.perPost.heap.toFixed(0)} B | ${native.perPost.backing.toFixed(0)} / ${native.perPost.heap.toFixed(0)} B | | |`);
+  const b = (x) => Math.round(x) || 0; // no "-0"
+  rows.push(`| per POST: backing / heap | ${b(module.perPost.backing)} / ${b(module.perPost.heap)} B | ${b(native.perPost.backing)} / ${b(native.perPost.heap)} B | | |`);
   rows.push(`| wasm memory: warm → end | ${mib(module.samples[1].wasm)} → ${mib(module.samples.at(-1).wasm)} | — | | |`);
   rows.push(`| JS values held by Go: warm → end | ${module.samples[1].goRefs} → ${module.samples.at(-1).goRefs} | — | | |`);
   return rows.join("\n");

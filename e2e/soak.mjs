@@ -174,7 +174,7 @@ try {
     ["wasm memory: start → warm → end", `${kb(r.before.wasmBytes)} → ${kb(warm.wasmBytes)} → ${kb(r.after.wasmBytes)}`],
     ["JS heap after GC: start → warm → end", `${kb(r.before.heapBytes)} → ${kb(warm.heapBytes)} → ${kb(r.after.heapBytes)}`],
     ["JS values held by Go: start → warm → end", `${r.before.goRefs} → ${warm.goRefs} → ${r.after.goRefs}`],
-    [`${MUTATIONS - MUTATIONS_WARM} mutations: backing store / JS heap growth per POST`, `${mutations.perPost.backing.toFixed(0)} / ${mutations.perPost.heap.toFixed(0)} B (cap ${PER_MUTATION_CAP} B)`],
+    [`${MUTATIONS - MUTATIONS_WARM} mutations: backing store / JS heap growth per POST`, `${Math.round(mutations.perPost.backing) || 0} / ${Math.round(mutations.perPost.heap) || 0} B (cap ${PER_MUTATION_CAP} B)`],
     ["mutations: JS values held by Go, warm → end", `${mutations.samples[1].goRefs} → ${mutations.samples.at(-1).goRefs}`],
     ["page problems", problems.length],
     ["module status at the end", r.status],
