@@ -79,9 +79,16 @@ test-go:
 	$(GO) vet ./...
 	$(GO) test ./...
 
-test-wasm:
+# Under node, with the storage imports the page's glue gives the wasm
+# (tools/wasm-exec.mjs runs js/src/gostorage.ts, bundled here).
+test-wasm: build/wasmtest/gostorage.mjs
 	GOOS=js GOARCH=wasm $(GO) vet ./internal/... ./wasm/...
-	GOOS=js GOARCH=wasm $(GO) test -exec="$(GOROOT)/lib/wasm/go_js_wasm_exec" ./internal/...
+	GOOS=js GOARCH=wasm $(GO) test -exec="node --stack-size=8192 $(CURDIR)/tools/wasm-exec.mjs" ./internal/...
+
+build/wasmtest/gostorage.mjs: js/src/gostorage.ts js/src/storage.ts js/src/abi.gen.ts node_modules/.stamp
+	@mkdir -p build/wasmtest
+	echo 'export { goStorage } from "./js/src/gostorage.ts"; export { sessionStorageOf } from "./js/src/storage.ts"; export { IMPORT_MODULE } from "./js/src/abi.gen.ts";' | \
+	  $(ESBUILD) --bundle --format=esm --platform=node --target=node20 --log-level=warning --outfile=$@
 
 test-js: node_modules/.stamp build/wasm_exec.js
 	$(ESBUILD) $$(find js/src -name '*.test.ts') --bundle --platform=node --format=esm --target=node20 --log-level=warning --outdir=build/jstest --out-extension:.js=.mjs
@@ -103,6 +110,7 @@ build/bench/manifest.json: wasm/floor/main.go $(WASM_EXEC) tools/pack-dist.mjs
 bench: build build/bench/manifest.json build/bench/cockatiel.js chromium
 	node bench/run.mjs
 	node bench/pageload.mjs
+	node bench/memory.mjs
 
 clean: nextjs-clean js-clean
 	rm -rf dist build

@@ -1,7 +1,8 @@
 # make bench's parts beside the bench: the cockatiel peer bundle for the
-# per-call table, and the page-load figures on their own (bench/pageload.mjs).
+# per-call table, the page-load figures on their own (bench/pageload.mjs), and
+# the memory per mutation (bench/memory.mjs).
 
-.PHONY: bench-pageload
+.PHONY: bench-pageload bench-memory
 
 build/bench/cockatiel.js: bench/cockatiel.mjs node_modules/.stamp
 	@mkdir -p build/bench
@@ -9,3 +10,8 @@ build/bench/cockatiel.js: bench/cockatiel.mjs node_modules/.stamp
 
 bench-pageload: build chromium
 	node bench/pageload.mjs
+
+# What a page keeps per mutation: 30,000 in-scope POSTs through the module
+# and through native fetch (MEMORY_POSTS to change); fails over native + 10 MiB.
+bench-memory: build chromium
+	node bench/memory.mjs

@@ -2,10 +2,11 @@
 #
 #   make fuzz           every Go fuzz target under internal/ for FUZZTIME each (default 10s)
 #   make e2e-faults     the fault-injection tests in Chromium (e2e/faults.test.mjs)
-#   make soak           20,000 requests through the module against a seeded, switching gateway
+#   make soak           20,000 requests through the module against a seeded, switching gateway,
+#                       then 2,000 mutations that must keep < 1 KB each (SOAK_MUTATIONS)
 #   make reliability-ci the short variants CI runs: fuzz 3s each, e2e-faults, soak of 2,000
 #
-# SOAK_REQUESTS, SOAK_SEED and SOAK_TTL_MS tune the soak.
+# SOAK_REQUESTS, SOAK_SEED, SOAK_TTL_MS and SOAK_MUTATIONS tune the soak.
 
 FUZZTIME ?= 10s
 FUZZ_SKIP ?=

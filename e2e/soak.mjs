@@ -11,7 +11,12 @@
 //   3. every call settled (within 15 s);
 //   4. memory stays bounded: wasm linear memory, JS heap after GC, and the
 //      JS values Go holds (a leaked js.Func or js.Value would grow them),
-//      under absolute caps (below); the growth after warm-up is reported.
+//      under absolute caps (below); the growth after warm-up is reported;
+//   5. mutations keep nothing: SOAK_MUTATIONS (default 2,000) in-scope POSTs,
+//      each a new action with its idempotency key, in a page of their own
+//      (e2e/memory.mjs); after 200 (the ledger is full by then) the backing
+//      store and the JS heap, read after forced GCs, grow less than 1 KB per
+//      POST. (make bench-memory runs 30,000 against native fetch.)
 // Prints a table, writes build/soak/results.json, exits 1 on a violation.
 //
 //   SOAK_REQUESTS=2000 SOAK_SEED=7 SOAK_TTL_MS=300 node e2e/soak.mjs
@@ -20,12 +25,19 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { chromium } from "playwright-core";
 import { spyOnGo } from "./gospy.mjs";
 import { CHROMIUM_ARGS, startGateway } from "./harness.mjs";
+import { measure } from "./memory.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
 const N = Number(process.env.SOAK_REQUESTS ?? 20_000);
 const SEED = Number(process.env.SOAK_SEED ?? 1);
 const TTL = Number(process.env.SOAK_TTL_MS ?? 300);
 const CONCURRENCY = Number(process.env.SOAK_CONCURRENCY ?? 6); // Chromium's HTTP/1.1 connections per host
+const MUTATIONS = Number(process.env.SOAK_MUTATIONS ?? 2000);
+const MUTATIONS_WARM = 200;
+// A memory bound, not a timing: what a page may keep per mutation, counted
+// over the POSTs after the warm-up. The ledger's strings kept per POST were
+// ~18 KB; a POST of native fetch keeps ~15 B of heap.
+const PER_MUTATION_CAP = 1024;
 
 const gw = await startGateway();
 const browser = await chromium.launch({
@@ -90,6 +102,11 @@ try {
   }
   const warm = r.samples.find((s) => s.i >= N / 10) ?? r.before;
   const growth = (k) => r.after[k] - warm[k];
+  // The mutations, in a page of their own: the request soak's page has
+  // mutations in it too, but its memory is about the request mix.
+  const mutations = await measure(browser, gw, { via: "module", n: MUTATIONS, warm: MUTATIONS_WARM, samples: 4 });
+  problems.push(...mutations.problems);
+
   const result = {
     date: new Date().toISOString(),
     chromium: browser.version(),
@@ -114,6 +131,7 @@ try {
     startedWhileArmedReached,
     memory: { before: r.before, warm, after: r.after, growth: { wasmBytes: growth("wasmBytes"), heapBytes: growth("heapBytes"), goRefs: growth("goRefs") } },
     samples: r.samples,
+    mutations: { posts: MUTATIONS, warmAt: MUTATIONS_WARM, status: mutations.status, growth: mutations.growth, perPost: mutations.perPost, samples: mutations.samples },
     problems,
     violations: violations.slice(0, 50),
     violationCount: violations.length,
@@ -129,7 +147,13 @@ try {
   if (peak("wasmBytes") > CAPS.wasmBytes) leaks.push(`wasm memory reached ${peak("wasmBytes")} B (cap ${CAPS.wasmBytes})`);
   if (peak("goRefs") > CAPS.goRefs) leaks.push(`Go held ${peak("goRefs")} JS values (cap ${CAPS.goRefs})`);
   if (growth("heapBytes") > CAPS.heapGrowth) leaks.push(`JS heap grew ${growth("heapBytes")} B after warm-up (cap ${CAPS.heapGrowth})`);
-  result.caps = CAPS;
+  for (const [k, what] of [["backing", "backing store"], ["heap", "JS heap"]]) {
+    if (mutations.perPost[k] >= PER_MUTATION_CAP) {
+      leaks.push(`${what} grew ${mutations.perPost[k].toFixed(0)} B per mutation over ${MUTATIONS - MUTATIONS_WARM} POSTs (cap ${PER_MUTATION_CAP} B)`);
+    }
+  }
+  if (mutations.status !== "ready") leaks.push(`module status ${mutations.status} after the mutations`);
+  result.caps = { ...CAPS, perMutation: PER_MUTATION_CAP };
   result.leaks = leaks;
   failed = violations.length > 0 || problems.length > 0 || leaks.length > 0 || r.status !== "ready";
 
@@ -150,6 +174,8 @@ try {
     ["wasm memory: start → warm → end", `${kb(r.before.wasmBytes)} → ${kb(warm.wasmBytes)} → ${kb(r.after.wasmBytes)}`],
     ["JS heap after GC: start → warm → end", `${kb(r.before.heapBytes)} → ${kb(warm.heapBytes)} → ${kb(r.after.heapBytes)}`],
     ["JS values held by Go: start → warm → end", `${r.before.goRefs} → ${warm.goRefs} → ${r.after.goRefs}`],
+    [`${MUTATIONS - MUTATIONS_WARM} mutations: backing store / JS heap growth per POST`, `${Math.round(mutations.perPost.backing) || 0} / ${Math.round(mutations.perPost.heap) || 0} B (cap ${PER_MUTATION_CAP} B)`],
+    ["mutations: JS values held by Go, warm → end", `${mutations.samples[1].goRefs} → ${mutations.samples.at(-1).goRefs}`],
     ["page problems", problems.length],
     ["module status at the end", r.status],
   ]) console.log(`| ${k} | ${v} |`);

@@ -11,7 +11,6 @@ package main
 import (
 	"errors"
 	"strings"
-	"syscall/js"
 	"unsafe"
 
 	"github.com/gatewaycircuit/gatewaycircuit/internal/abi"
@@ -35,7 +34,7 @@ var (
 )
 
 func main() {
-	storage = jsbridge.NewSessionStorage(js.Global())
+	storage = jsbridge.NewSessionStorage()
 	select {} // stay alive for the exports
 }
 

@@ -1,6 +1,7 @@
 // Package abi declares the whole interface between the Go core (wasm/) and
 // the JS glue (js/src/engine.ts), in one place: the exported functions and
-// their arguments, the request kinds, the result flags and codes, the slots
+// their arguments, the functions the glue gives the wasm (sessionStorage,
+// see Imports), the request kinds, the result flags and codes, the slots
 // of the out array, the frame formats written into the string buffer, and the
 // metric names. js/src/abi.gen.ts is generated from it (go generate ./...)
 // and a test fails when that file is stale, so the two sides cannot drift.
@@ -46,6 +47,16 @@ const (
 	CodeBodyDeep   = -6 // gc_idem_begin: the body is nested too deeply to fingerprint
 	CodeBadKey     = -7 // gc_idem_begin: the caller's own Idempotency-Key is malformed
 	CodeIdemOff    = -8 // gc_idem_begin: idempotency keys are off, or the mutation is out of scope
+)
+
+// ImportModule is the wasm import module of the storage imports (Imports).
+const ImportModule = "gatewaycircuit"
+
+// Negative results of the storage imports.
+const (
+	StorageMissing     = -1 // storage_get: no such key
+	StorageUnavailable = -2 // no sessionStorage, or it threw
+	StorageQuota       = -3 // storage_set: the value does not fit
 )
 
 // Quiet bits, published at gc_quiet after every call.

@@ -37,14 +37,33 @@ func TestGeneratedTypeScript(t *testing.T) {
 // Every //go:wasmexport in wasm/main.go is declared, with the same
 // parameters and result, and every declared export exists.
 func TestExportsMatchTheWasm(t *testing.T) {
+	declared := map[string][]Param{}
+	results := map[string]string{}
+	for _, e := range Exports {
+		declared[e.Name], results[e.Name] = e.Params, e.Result
+	}
+	matchDirectives(t, "../../wasm/main.go", "//go:wasmexport ", "abi.Exports", declared, results)
+}
+
+// Every //go:wasmimport of the storage adapter is declared in abi.Imports,
+// in ImportModule, with the same parameters and result, and the other way.
+func TestImportsMatchTheAdapter(t *testing.T) {
+	declared := map[string][]Param{}
+	results := map[string]string{}
+	for _, e := range Imports {
+		declared[ImportModule+" "+e.Name], results[ImportModule+" "+e.Name] = e.Params, e.Result
+	}
+	matchDirectives(t, "../jsbridge/storage.go", "//go:wasmimport ", "abi.Imports", declared, results)
+}
+
+// matchDirectives checks the functions of file marked with directive
+// against the declared names, parameter types and results.
+func matchDirectives(t *testing.T, file, directive, table string, declared map[string][]Param, results map[string]string) {
+	t.Helper()
 	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, "../../wasm/main.go", nil, parser.ParseComments)
+	f, err := parser.ParseFile(fset, file, nil, parser.ParseComments)
 	if err != nil {
 		t.Fatal(err)
-	}
-	declared := map[string]Export{}
-	for _, e := range Exports {
-		declared[e.Name] = e
 	}
 	found := map[string]bool{}
 	for _, d := range f.Decls {
@@ -53,14 +72,14 @@ func TestExportsMatchTheWasm(t *testing.T) {
 			continue
 		}
 		for _, c := range fn.Doc.List {
-			name, ok := strings.CutPrefix(c.Text, "//go:wasmexport ")
+			name, ok := strings.CutPrefix(c.Text, directive)
 			if !ok {
 				continue
 			}
 			found[name] = true
-			e, ok := declared[name]
+			want, ok := declared[name]
 			if !ok {
-				t.Errorf("%s is exported by wasm/main.go but not declared in abi.Exports", name)
+				t.Errorf("%s is in %s but not declared in %s", name, file, table)
 				continue
 			}
 			var params []string
@@ -69,30 +88,33 @@ func TestExportsMatchTheWasm(t *testing.T) {
 					params = append(params, wasmType(p.Type))
 				}
 			}
-			var want []string
-			for _, p := range e.Params {
-				want = append(want, p.Type)
+			var types []string
+			for _, p := range want {
+				types = append(types, p.Type)
 			}
-			if strings.Join(params, ",") != strings.Join(want, ",") {
-				t.Errorf("%s: wasm/main.go takes (%s), abi declares (%s)", name, strings.Join(params, ","), strings.Join(want, ","))
+			if strings.Join(params, ",") != strings.Join(types, ",") {
+				t.Errorf("%s: %s takes (%s), %s declares (%s)", name, file, strings.Join(params, ","), table, strings.Join(types, ","))
 			}
 			result := ""
 			if fn.Type.Results != nil {
 				result = wasmType(fn.Type.Results.List[0].Type)
 			}
-			if result != e.Result {
-				t.Errorf("%s: wasm/main.go returns %q, abi declares %q", name, result, e.Result)
+			if result != results[name] {
+				t.Errorf("%s: %s returns %q, %s declares %q", name, file, result, table, results[name])
 			}
 		}
 	}
-	for _, e := range Exports {
-		if !found[e.Name] {
-			t.Errorf("%s is declared in abi.Exports but wasm/main.go does not export it", e.Name)
+	for name := range declared {
+		if !found[name] {
+			t.Errorf("%s is declared in %s but %s has no such function", name, table, file)
 		}
 	}
 }
 
 func wasmType(x ast.Expr) string {
+	if sel, ok := x.(*ast.SelectorExpr); ok && sel.Sel.Name == "Pointer" {
+		return "i32" // unsafe.Pointer: an address in Go's memory
+	}
 	switch id, _ := x.(*ast.Ident); {
 	case id == nil:
 		return "?"

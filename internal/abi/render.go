@@ -35,6 +35,21 @@ func TypeScript() string {
 		w("  ", e.Name, "(", strings.Join(ps, ", "), "): ", ret, ";")
 	}
 	w("}")
+	w()
+	w("/** The import module the glue gives the wasm (internal/jsbridge). */")
+	w("export const IMPORT_MODULE = ", strconv.Quote(ImportModule), ";")
+	w()
+	w("/** The functions of IMPORT_MODULE; addresses are in Go's memory. */")
+	w("export interface Imports {")
+	for _, e := range Imports {
+		var ps []string
+		for _, p := range e.Params {
+			ps = append(ps, p.Name+": number")
+		}
+		w("  /** ", e.Doc, " */")
+		w("  ", e.Name, "(", strings.Join(ps, ", "), "): number;")
+	}
+	w("}")
 	for _, e := range Enums {
 		w()
 		w("/** ", e.Doc, " */")

@@ -22,6 +22,16 @@ type Export struct {
 	Doc    string
 }
 
+// Import is one function the JS glue gives the wasm (module ImportModule),
+// declared with //go:wasmimport in internal/jsbridge. Pointers are i32
+// addresses in Go's memory.
+type Import struct {
+	Name   string
+	Params []Param
+	Result string
+	Doc    string
+}
+
 // Value is one named number that crosses the boundary.
 type Value struct {
 	Name  string
@@ -73,6 +83,20 @@ var Exports = []Export{
 	{"gc_message_len", nil, "i32", "Length in the buffer of the message of the last refusal."},
 }
 
+// Imports is every //go:wasmimport of internal/jsbridge (a test checks both
+// ways): sessionStorage, reached without syscall/js. A value syscall/js hands
+// Go stays in wasm_exec.js's table until a Go finalizer releases it, and in a
+// page that only calls exports no finalizer runs: every stored string Go read
+// or wrote would stay for good. Keys and values cross as UTF-8 in Go's memory.
+var Imports = []Import{
+	{"storage_get", []Param{{"key", "i32"}, {"keyLen", "i32"}, {"dst", "i32"}, {"dstCap", "i32"}}, "i32",
+		"sessionStorage.getItem(key), written as UTF-8 at dst when it fits in dstCap bytes; returns its length in bytes (more than dstCap: what is at dst is partial; call again with room), or a Storage code."},
+	{"storage_set", []Param{{"key", "i32"}, {"keyLen", "i32"}, {"value", "i32"}, {"valueLen", "i32"}}, "i32",
+		"sessionStorage.setItem(key, value): 0, or a Storage code."},
+	{"storage_remove", []Param{{"key", "i32"}, {"keyLen", "i32"}}, "i32",
+		"sessionStorage.removeItem(key): 0, or a Storage code."},
+}
+
 // Frames are the layouts of the strings written into the buffer. Fields are
 // separated by "\n"; none of them can contain one (fetch rejects such
 // methods, URLs and header values before the glue sees them).
@@ -121,6 +145,11 @@ var Enums = []Enum{
 		{"Start", int64(idempotency.Start), "a new action: send with the key"},
 		{"Retry", int64(idempotency.Retry), "a retry of an action without a definitive answer: same key"},
 		{"Join", int64(idempotency.Join), "the same action is in flight: share its answer"},
+	}},
+	{"StorageResult", "The storage imports' negative results.", []Value{
+		{"Missing", StorageMissing, "storage_get: no such key"},
+		{"Unavailable", StorageUnavailable, "no sessionStorage, or it threw (sandboxed frame, storage disabled)"},
+		{"Quota", StorageQuota, "storage_set: the value does not fit"},
 	}},
 	{"Slot", "Indices into out.", []Value{
 		{"Ticket", 0, "gc_begin"},

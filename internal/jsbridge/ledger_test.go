@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/gatewaycircuit/gatewaycircuit/internal/idempotency/ledgertest"
-	"github.com/gatewaycircuit/gatewaycircuit/internal/jsbridge"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/store"
 )
 
@@ -14,6 +13,6 @@ import (
 // persistence suite over the sessionStorage adapter.
 func TestLedgerPersistsThroughSessionStorage(t *testing.T) {
 	ledgertest.Run(t, func(t *testing.T) store.Store {
-		return jsbridge.NewSessionStorage(makeGlobal(t, working))
+		return newStorage(t, working)
 	})
 }

@@ -1,109 +1,88 @@
 //go:build js && wasm
 
-// Package jsbridge is the only package (with wasm/) that touches syscall/js.
-// It adapts browser objects to the plain-Go interfaces of the core; nothing
-// here is on the per-request path, which crosses the boundary through
-// numeric //go:wasmexport functions instead (see wasm/).
+// Package jsbridge adapts what the page gives the wasm to the plain-Go
+// interfaces of the core: sessionStorage as a store.Store. It reaches the
+// page through the functions of abi.Imports, which the JS glue
+// (js/src/gostorage.ts) hands the wasm when it instantiates it, not through
+// syscall/js: every value syscall/js hands Go stays in wasm_exec.js's table
+// until a Go finalizer releases it, and in a page that only calls exports no
+// finalizer runs, so each string Go read or wrote there stayed for good (two
+// copies of the idempotency ledger per mutation).
 package jsbridge
 
 import (
-	"strings"
-	"syscall/js"
+	"unsafe"
 
+	"github.com/gatewaycircuit/gatewaycircuit/internal/abi"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/store"
-	"github.com/gatewaycircuit/gatewaycircuit/internal/text"
 )
 
-// SessionStorage is a store.Store over window.sessionStorage. Storage that
-// cannot be reached or that throws (sandboxed iframe, storage disabled, quota)
-// turns into errors wrapping store.ErrUnavailable or store.ErrQuota; it never
-// panics.
+//go:wasmimport gatewaycircuit storage_get
+func storageGet(key unsafe.Pointer, keyLen int32, dst unsafe.Pointer, dstCap int32) int32
+
+//go:wasmimport gatewaycircuit storage_set
+func storageSet(key unsafe.Pointer, keyLen int32, value unsafe.Pointer, valueLen int32) int32
+
+//go:wasmimport gatewaycircuit storage_remove
+func storageRemove(key unsafe.Pointer, keyLen int32) int32
+
+// SessionStorage is a store.Store over the page's sessionStorage. Storage
+// that cannot be reached or that throws (sandboxed iframe, storage disabled,
+// quota) turns into errors wrapping store.ErrUnavailable or store.ErrQuota;
+// it never panics.
 type SessionStorage struct {
-	storage js.Value
-	err     error // why storage is unusable, or nil
+	buf []byte // where storage_get writes a value; grown to the longest read
 }
 
-// NewSessionStorage looks up sessionStorage on global (globalThis in a page).
-//
-// The lookup goes through Reflect.get, a Call, because reading
-// window.sessionStorage is itself a getter that throws SecurityError in a
-// sandboxed iframe (see try).
-func NewSessionStorage(global js.Value) *SessionStorage {
-	s, err := try(func() js.Value { return global.Get("Reflect").Call("get", global, "sessionStorage") })
-	if err != nil {
-		return &SessionStorage{err: wrap("lookup", store.ErrUnavailable, err)}
-	}
-	if s.Type() != js.TypeObject {
-		return &SessionStorage{err: wrap("lookup", store.ErrUnavailable, nil)}
-	}
-	return &SessionStorage{storage: s}
-}
-
-// Err reports why the storage is unusable, or nil.
-func (s *SessionStorage) Err() error { return s.err }
+// NewSessionStorage returns the adapter. The glue decides which storage it
+// reaches (the page's sessionStorage, looked up once when the wasm starts).
+func NewSessionStorage() *SessionStorage { return &SessionStorage{buf: make([]byte, 1024)} }
 
 // Get implements store.Store.
 func (s *SessionStorage) Get(key string) (string, bool, error) {
-	if s.err != nil {
-		return "", false, s.err
+	for range 2 { // a value longer than buf: once more, into a buffer that fits
+		n := storageGet(stringData(key), int32(len(key)), unsafe.Pointer(unsafe.SliceData(s.buf)), int32(len(s.buf)))
+		switch {
+		case n == abi.StorageMissing:
+			return "", false, nil
+		case n < 0:
+			return "", false, &opError{"getItem", store.ErrUnavailable}
+		case int(n) <= len(s.buf):
+			return string(s.buf[:n]), true, nil
+		}
+		s.buf = make([]byte, n)
 	}
-	v, err := try(func() js.Value { return s.storage.Call("getItem", key) })
-	if err != nil {
-		return "", false, wrap("getItem", store.ErrUnavailable, err)
-	}
-	if v.Type() != js.TypeString {
-		return "", false, nil
-	}
-	return v.String(), true, nil
+	return "", false, &opError{"getItem", store.ErrUnavailable} // it changed between two reads: it cannot
 }
 
 // Set implements store.Store.
 func (s *SessionStorage) Set(key, value string) error {
-	if s.err != nil {
-		return s.err
+	switch storageSet(stringData(key), int32(len(key)), stringData(value), int32(len(value))) {
+	case 0:
+		return nil
+	case abi.StorageQuota:
+		return &opError{"setItem", store.ErrQuota}
 	}
-	if _, err := try(func() js.Value { return s.storage.Call("setItem", key, value) }); err != nil {
-		kind := store.ErrUnavailable
-		if strings.Contains(text.Lower(err.Error()), "quota") {
-			kind = store.ErrQuota
-		}
-		return wrap("setItem", kind, err)
-	}
-	return nil
+	return &opError{"setItem", store.ErrUnavailable}
 }
 
 // Delete implements store.Store.
 func (s *SessionStorage) Delete(key string) error {
-	if s.err != nil {
-		return s.err
-	}
-	if _, err := try(func() js.Value { return s.storage.Call("removeItem", key) }); err != nil {
-		return wrap("removeItem", store.ErrUnavailable, err)
+	if storageRemove(stringData(key), int32(len(key))) != 0 {
+		return &opError{"removeItem", store.ErrUnavailable}
 	}
 	return nil
 }
 
-// opError is a storage failure: which call, what kind (a store sentinel),
-// and the JS exception when there was one.
+// stringData is s's bytes, in place: the import reads them during the call.
+func stringData(s string) unsafe.Pointer { return unsafe.Pointer(unsafe.StringData(s)) }
+
+// opError is a storage failure: which call, and what kind (a store sentinel).
 type opError struct {
-	op    string
-	kind  error
-	cause error
+	op   string
+	kind error
 }
 
-func wrap(op string, kind, cause error) error { return &opError{op, kind, cause} }
+func (e *opError) Error() string { return "sessionStorage " + e.op + ": " + e.kind.Error() }
 
-func (e *opError) Error() string {
-	msg := "sessionStorage " + e.op + ": " + e.kind.Error()
-	if e.cause != nil {
-		msg += ": " + e.cause.Error()
-	}
-	return msg
-}
-
-func (e *opError) Unwrap() []error {
-	if e.cause == nil {
-		return []error{e.kind}
-	}
-	return []error{e.kind, e.cause}
-}
+func (e *opError) Unwrap() error { return e.kind }

@@ -4,6 +4,7 @@ package jsbridge_test
 
 import (
 	"errors"
+	"strings"
 	"syscall/js"
 	"testing"
 
@@ -14,10 +15,13 @@ import (
 )
 
 // makeGlobal builds, in JS, an object shaped like a page's globalThis whose
-// sessionStorage behaves as body says. Node has no sessionStorage, so the
-// fake follows the Web Storage contract: strings in, strings or null out.
+// sessionStorage behaves as body says, and makes it the one the storage
+// imports reach (tools/wasm-exec.mjs reads globalThis.__storageHost) until
+// the test ends. Node has no sessionStorage, so the fake follows the Web
+// Storage contract: strings in, strings or null out.
 func makeGlobal(t *testing.T, body string) js.Value {
 	t.Helper()
+	t.Cleanup(func() { js.Global().Delete("__storageHost") })
 	fn := js.Global().Get("Function").New(`
 		class Storage {
 			constructor() { this.m = new Map(); }
@@ -28,14 +32,23 @@ func makeGlobal(t *testing.T, body string) js.Value {
 		const g = { Reflect };
 		` + body + `
 		return g;`)
-	return fn.Invoke()
+	g := fn.Invoke()
+	js.Global().Set("__storageHost", g)
+	return g
+}
+
+// newStorage is the adapter over a fresh fake that behaves as body says.
+func newStorage(t *testing.T, body string) *jsbridge.SessionStorage {
+	t.Helper()
+	makeGlobal(t, body)
+	return jsbridge.NewSessionStorage()
 }
 
 const working = `g.sessionStorage = new Storage();`
 
 func TestSessionStorageConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) store.Store {
-		return jsbridge.NewSessionStorage(makeGlobal(t, working))
+		return newStorage(t, working)
 	})
 }
 
@@ -59,7 +72,7 @@ func TestSessionStorageFailures(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := jsbridge.NewSessionStorage(makeGlobal(t, tt.body))
+			s := newStorage(t, tt.body)
 			if _, _, err := s.Get("k"); !errors.Is(err, tt.wantGet) || (tt.wantGet == nil) != (err == nil) {
 				t.Errorf("Get err = %v, want %v", err, tt.wantGet)
 			}
@@ -73,8 +86,8 @@ func TestSessionStorageFailures(t *testing.T) {
 // TestBreakerOverThrowingStorage is the rule "storage that throws means
 // closed, keep working" end to end through the adapter.
 func TestBreakerOverThrowingStorage(t *testing.T) {
-	g := makeGlobal(t, `Object.defineProperty(g, "sessionStorage", { get() { throw new Error("SecurityError"); } });`)
-	b, err := circuit.New(circuit.Policy{Scope: []string{"http://a.test/"}}, jsbridge.NewSessionStorage(g))
+	s := newStorage(t, `Object.defineProperty(g, "sessionStorage", { get() { throw new Error("SecurityError"); } });`)
+	b, err := circuit.New(circuit.Policy{Scope: []string{"http://a.test/"}}, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,15 +104,30 @@ func TestBreakerOverThrowingStorage(t *testing.T) {
 func TestBreakerPersistsThroughSessionStorage(t *testing.T) {
 	g := makeGlobal(t, working)
 	p := circuit.Policy{Scope: []string{"http://a.test/"}}
-	b, _ := circuit.New(p, jsbridge.NewSessionStorage(g))
+	b, _ := circuit.New(p, jsbridge.NewSessionStorage())
 	now := int64(1_700_000_000_000)
 	b.Observe(now, 503, circuit.NoRetryAfter)
 	raw := g.Get("sessionStorage").Call("getItem", circuit.StorageKey)
 	if raw.String() != `{"until":1700000120000,"httpStatus":503,"halfOpenUntil":1700000720000}` {
 		t.Fatalf("stored %q", raw.String())
 	}
-	reloaded, _ := circuit.New(p, jsbridge.NewSessionStorage(g))
+	reloaded, _ := circuit.New(p, jsbridge.NewSessionStorage())
 	if s := reloaded.Load(now + 10); !s.Armed(now+10) || s.HTTPStatus != 503 {
 		t.Fatalf("reloaded state %+v", s)
+	}
+}
+
+// A value longer than the adapter's buffer, and one with text outside
+// ASCII, come back whole.
+func TestSessionStorageLongAndWideValues(t *testing.T) {
+	s := newStorage(t, working)
+	long := strings.Repeat("0123456789abcdef", 4096) + "잠시 후 다시 시도해 주세요 ✓"
+	for _, v := range []string{long, "한국어", long + long} {
+		if err := s.Set("k", v); err != nil {
+			t.Fatal(err)
+		}
+		if got, ok, err := s.Get("k"); err != nil || !ok || got != v {
+			t.Fatalf("Get = %d bytes, %v, %v; want %d bytes", len(got), ok, err, len(v))
+		}
 	}
 }

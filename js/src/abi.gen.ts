@@ -58,6 +58,19 @@ export interface Exports {
   gc_message_len(): number;
 }
 
+/** The import module the glue gives the wasm (internal/jsbridge). */
+export const IMPORT_MODULE = "gatewaycircuit";
+
+/** The functions of IMPORT_MODULE; addresses are in Go's memory. */
+export interface Imports {
+  /** sessionStorage.getItem(key), written as UTF-8 at dst when it fits in dstCap bytes; returns its length in bytes (more than dstCap: what is at dst is partial; call again with room), or a Storage code. */
+  storage_get(key: number, keyLen: number, dst: number, dstCap: number): number;
+  /** sessionStorage.setItem(key, value): 0, or a Storage code. */
+  storage_set(key: number, keyLen: number, value: number, valueLen: number): number;
+  /** sessionStorage.removeItem(key): 0, or a Storage code. */
+  storage_remove(key: number, keyLen: number): number;
+}
+
 /** What to do with a request (guard.Kind), in the low byte of gc_begin's result. */
 export const enum Kind {
   Pass = 0, // out of scope: native fetch, nothing to report
@@ -97,6 +110,13 @@ export const enum Idem {
   Start = 1, // a new action: send with the key
   Retry = 2, // a retry of an action without a definitive answer: same key
   Join = 3, // the same action is in flight: share its answer
+}
+
+/** The storage imports' negative results. */
+export const enum StorageResult {
+  Missing = -1, // storage_get: no such key
+  Unavailable = -2, // no sessionStorage, or it threw (sandboxed frame, storage disabled)
+  Quota = -3, // storage_set: the value does not fit
 }
 
 /** Indices into out. */

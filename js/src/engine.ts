@@ -2,14 +2,17 @@
 // into Go. Every name and value that crosses is in abi.gen.ts, generated from
 // internal/abi. Strings cross as UTF-8 frames in a buffer in Go's memory,
 // which Go grows on demand (never cut); multi-valued answers come back in
-// `out`. Nothing per request goes through syscall/js or js.FuncOf.
+// `out`. Nothing per request goes through syscall/js or js.FuncOf; Go
+// reaches sessionStorage through the imports of gostorage.ts.
 //
 // Go's memory can grow during any call: every view over it is taken after
 // the call that could grow it (mem() re-creates views when the old buffer
 // is detached).
 
-import { type Code, type Exports, Flag, Limit, Slot, type Idem, type Kind } from "./abi.gen.js";
-import { newGo, runGo } from "./goruntime.js";
+import { type Code, type Exports, Flag, IMPORT_MODULE, Limit, Slot, type Idem, type Kind } from "./abi.gen.js";
+import { type GoRuntime, newGo, runGo } from "./goruntime.js";
+import { goStorage } from "./gostorage.js";
+import { sessionStorageOf } from "./storage.js";
 
 /** The decision for one request (gc_begin). */
 export interface Answer {
@@ -102,17 +105,40 @@ export class FrameTooLarge extends Error {}
 export async function loadEngine(compiled: Promise<WebAssembly.Module>, attributes: string): Promise<{ engine: Engine; options: string }> {
   const go = newGo();
   if (!go) throw new Error("Go's wasm_exec.js runtime is missing");
-  const instance = await WebAssembly.instantiate(await compiled, go.importObject);
+  const storage = sessionStorageOf(globalThis);
+  let memory: WebAssembly.Memory | null = null;
+  const imports = { ...go.importObject, [IMPORT_MODULE]: { ...goStorage(() => memory!, () => storage) } };
+  const instance = await WebAssembly.instantiate(await compiled, imports);
+  memory = (instance.exports as unknown as Exports).mem;
   // run() executes main synchronously until it parks; the exports work from here.
   const exited = runGo(go, instance).then(() => {
     throw new Error("the Go program exited");
   });
   exited.catch(() => {});
   if (go.exited) throw new Error("the Go program exited during start-up");
-  const engine = bind(instance.exports as unknown as Exports, exited);
+  const engine = bind(untilExit(instance.exports as unknown as Exports, go), exited);
   const n = engine.configure(Date.now(), attributes);
   if (n < 0) throw new Error(`invalid configuration: ${engine.message()}`);
   return { engine, options: engine.text(n) };
+}
+
+/**
+ * The exports, each throwing instead of running once the Go program has
+ * exited: a panic inside an export ends the program without settling
+ * go.run()'s promise (only run() and a resumed event do), and the exports of
+ * a dead runtime still answer. The facade falls back on the throw.
+ */
+function untilExit(ex: Exports, go: GoRuntime): Exports {
+  const guarded: Record<string, unknown> = { mem: ex.mem };
+  for (const [name, f] of Object.entries(ex)) {
+    if (typeof f !== "function") continue;
+    // Six arguments, the most an export takes: no array per call.
+    guarded[name] = (a: number, b: number, c: number, d: number, e: number, g: number) => {
+      if (go.exited) throw new Error("the Go program exited");
+      return (f as (...n: number[]) => number)(a, b, c, d, e, g);
+    };
+  }
+  return guarded as unknown as Exports;
 }
 
 /** The typed calls over the exports (separate from loading, for the tests). */

@@ -1,0 +1,57 @@
+// sessionStorage as the wasm reaches it: the functions of IMPORT_MODULE
+// (internal/abi Imports), given to the wasm when it is instantiated. Go reads
+// and writes the circuit, the pauses and the idempotency ledger through them,
+// with keys and values as UTF-8 in its own memory. Not through syscall/js:
+// each value that hands Go stays in wasm_exec.js's table until a Go finalizer
+// releases it, and in a page that only calls exports none runs.
+
+import { type Imports, StorageResult } from "./abi.gen.js";
+import type { StorageLike } from "./storage.js";
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/**
+ * The imports over the storage `storage()` returns (null: none, as in a
+ * sandboxed frame). `memory()` is the instance's memory, read at each call:
+ * Go's memory grows, and the glue exists before the instance does.
+ */
+export function goStorage(memory: () => WebAssembly.Memory, storage: () => StorageLike | null): Imports {
+  const text = (at: number, n: number) => decoder.decode(new Uint8Array(memory().buffer, at, n));
+  return {
+    storage_get(key, keyLen, dst, dstCap) {
+      let v: string | null;
+      try {
+        const s = storage();
+        if (!s) return StorageResult.Unavailable;
+        v = s.getItem(text(key, keyLen));
+      } catch {
+        return StorageResult.Unavailable;
+      }
+      if (typeof v !== "string") return StorageResult.Missing;
+      const { read, written } = encoder.encodeInto(v, new Uint8Array(memory().buffer, dst, dstCap));
+      // Cut short: Go calls again with room for all of it.
+      return read === v.length ? written : encoder.encode(v).length;
+    },
+    storage_set(key, keyLen, value, valueLen) {
+      try {
+        const s = storage();
+        if (!s) return StorageResult.Unavailable;
+        s.setItem(text(key, keyLen), text(value, valueLen));
+        return 0;
+      } catch (e) {
+        return /quota/i.test(`${(e as Error)?.name} ${(e as Error)?.message}`) ? StorageResult.Quota : StorageResult.Unavailable;
+      }
+    },
+    storage_remove(key, keyLen) {
+      try {
+        const s = storage();
+        if (!s) return StorageResult.Unavailable;
+        s.removeItem(text(key, keyLen));
+        return 0;
+      } catch {
+        return StorageResult.Unavailable;
+      }
+    },
+  };
+}
