@@ -39,8 +39,11 @@ function start(env) {
 }
 
 // upstreamFetch is Go's only way out: one request, the whole answer read.
+// A redirect is never followed (here or in passThrough): it is the caller's
+// answer, and following it would carry the edge's own headers (its API key)
+// to whatever origin the Location names.
 async function upstreamFetch(url, method, headers, body, timeoutMs) {
-  const res = await fetch(url, { method, headers, body: body ?? undefined, signal: AbortSignal.timeout(timeoutMs) });
+  const res = await fetch(url, { method, headers, body: body ?? undefined, redirect: "manual", signal: AbortSignal.timeout(timeoutMs) });
   return { status: res.status, headers: [...res.headers], body: new Uint8Array(await res.arrayBuffer()) };
 }
 
@@ -101,7 +104,7 @@ function passThrough(api, request, url, r) {
     forwarded.headers.delete(principalHeader);
     if (r.principal) forwarded.headers.set(principalHeader, r.principal);
   }
-  return fetch(forwarded);
+  return fetch(forwarded, { redirect: "manual" });
 }
 
 // admin: /__edge/metrics?service=NAME | ?principal=NAME, /__edge/keys?service=NAME,

@@ -59,9 +59,10 @@ type Client interface {
 	Fetch(ctx context.Context, req Request) (Response, error)
 }
 
-// stored lists the answer's fields worth keeping with a cached copy: what
-// describes the body, not the connection it came over.
-var stored = []string{"content-type", "content-language", "cache-control", "etag", "last-modified", "vary", "link"}
+// stored lists the answer's fields worth keeping with a cached copy or a
+// recorded answer: what describes the body or where it points, not the
+// connection it came over.
+var stored = []string{"content-type", "content-language", "cache-control", "etag", "last-modified", "vary", "link", "location"}
 
 // Keep returns the fields of h worth storing with a cached body.
 func Keep(h Header) Header {

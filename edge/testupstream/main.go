@@ -5,6 +5,10 @@
 //	POST /__up/mode  {"path": "/api/x", "status": 429, "retryAfter": "10", "delayMs": 0, "body": "[]"}
 //	POST /__up/reset                 forget modes and counts
 //	GET  /__up/counts                {"GET /api/x": 3, "effects": 1, ...}
+//	GET  /__up/seen                  [{"method","uri","header":{name: value}}...]: every request, in order
+//
+// A mode's "location" is sent as the Location header (for 3xx answers); its
+// "vary" as Vary, and then the body names the request's Accept.
 //
 // Without a mode, a GET answers 200 with a small JSON body naming the path
 // and the count; a POST is an "effect" (counted under "effects") answered
@@ -32,12 +36,22 @@ type mode struct {
 	RetryAfter string `json:"retryAfter"`
 	DelayMs    int    `json:"delayMs"`
 	Body       string `json:"body"`
+	Location   string `json:"location"`
+	Vary       string `json:"vary"`
+}
+
+// seen is one request as the upstream got it.
+type seen struct {
+	Method string            `json:"method"`
+	URI    string            `json:"uri"`
+	Header map[string]string `json:"header"`
 }
 
 type server struct {
 	mu     sync.Mutex
 	modes  map[string]mode
 	counts map[string]int
+	seen   []seen
 }
 
 func main() {
@@ -48,7 +62,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	s := &server{modes: map[string]mode{}, counts: map[string]int{}}
+	s := &server{modes: map[string]mode{}, counts: map[string]int{}, seen: []seen{}}
 	fmt.Println("listening", ln.Addr().String())
 	_ = http.Serve(ln, s)
 }
@@ -68,7 +82,7 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	case "/__up/reset":
 		s.mu.Lock()
-		s.modes, s.counts = map[string]mode{}, map[string]int{}
+		s.modes, s.counts, s.seen = map[string]mode{}, map[string]int{}, []seen{}
 		s.mu.Unlock()
 		w.WriteHeader(204)
 		return
@@ -79,11 +93,23 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("content-type", "application/json")
 		_, _ = w.Write(b)
 		return
+	case "/__up/seen":
+		s.mu.Lock()
+		b, _ := json.Marshal(s.seen)
+		s.mu.Unlock()
+		w.Header().Set("content-type", "application/json")
+		_, _ = w.Write(b)
+		return
 	}
 	body, _ := io.ReadAll(r.Body)
 	s.mu.Lock()
 	name := r.Method + " " + r.URL.RequestURI()
 	s.counts[name]++
+	h := map[string]string{}
+	for k := range r.Header {
+		h[strings.ToLower(k)] = strings.Join(r.Header.Values(k), ", ")
+	}
+	s.seen = append(s.seen, seen{Method: r.Method, URI: r.URL.RequestURI(), Header: h})
 	n := s.counts[name]
 	m, hasMode := s.modes[r.URL.Path]
 	if r.Method != "GET" {
@@ -98,6 +124,16 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("content-type", "application/json")
 	w.Header().Set("cache-control", "max-age=0")
+	if m.Location != "" {
+		w.Header().Set("location", m.Location)
+	}
+	if m.Vary != "" {
+		w.Header().Set("vary", m.Vary)
+		if m.Status == 0 && m.Body == "" {
+			_, _ = fmt.Fprintf(w, `{"path":%s,"accept":%s}`, strconv.Quote(r.URL.RequestURI()), strconv.Quote(r.Header.Get("Accept")))
+			return
+		}
+	}
 	if hasMode && m.Status != 0 {
 		if m.RetryAfter != "" {
 			w.Header().Set("retry-after", m.RetryAfter)
