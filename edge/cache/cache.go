@@ -2,8 +2,9 @@
 // the service's Durable Object (its SQLite database). For each GET, in this
 // order:
 //
-//  1. service cooldown: after a 429 (or 401/403) the whole service is
-//     paused; a copy stands in, or 503 with Retry-After = time left;
+//  1. service cooldown: after a 429, or a 401/403 that the service's
+//     credential check confirms (Policy.CredentialCheck), the whole service
+//     is paused; a copy stands in, or 503 with Retry-After = time left;
 //  2. fresh copy: younger than its TTL (FreshTTLMs, stretched for answers
 //     that keep being empty) → a hit;
 //  3. per-key backoff: after a transient failure (network, 5xx) the key is
@@ -86,6 +87,8 @@ type Service struct {
 	flights map[string]*flight // key → the fetch in flight
 	pauseV  uint64             // pause.Version() last written
 	evicted uint64             // copies.Evicted() last counted
+	check   *flight            // the credential check in flight
+	checkOK int64              // until when a passed credential check is trusted (Unix ms)
 }
 
 type flight struct {
@@ -217,15 +220,64 @@ func (s *Service) Get(ctx context.Context, key, accept string) origin.Response {
 	}
 	// The fetch is not tied to the leader's caller: others may be waiting.
 	ans, err := s.client.Fetch(context.WithoutCancel(ctx), req)
+	refused := err == nil && refusal(ans.Status) && s.credentialsRefused(ctx, key)
 
 	now = s.now()
 	s.mu.Lock()
-	f.res = s.settle(now, key, ans, err)
+	f.res = s.settle(now, key, ans, err, refused)
 	delete(s.flights, key)
 	s.mu.Unlock()
 	s.Stats.Flush() // with the state the answer wrote: one durable write
 	close(f.done)
 	return f.res
+}
+
+// refusal reports whether status is the upstream refusing a request's
+// credentials.
+func refusal(status int) bool { return status == 401 || status == 403 }
+
+// credentialsRefused reports whether the upstream refuses the edge's own
+// credentials, after a GET of key was answered 401 or 403: only the
+// operator's credential check can say so. The check is one fetch shared by
+// every caller that needs it, and a check that passed is trusted for
+// FreshTTLMs, so however many refused paths clients ask for, the check
+// costs at most one upstream request per FreshTTLMs.
+func (s *Service) credentialsRefused(ctx context.Context, key string) bool {
+	check := s.policy.CredentialCheck
+	switch {
+	case check == "":
+		return false
+	case key == check:
+		return true
+	}
+	s.mu.Lock()
+	if s.now() < s.checkOK {
+		s.mu.Unlock()
+		return false
+	}
+	if f := s.check; f != nil {
+		s.mu.Unlock()
+		<-f.done
+		return refusal(f.res.Status)
+	}
+	f := &flight{done: make(chan struct{})}
+	s.check = f
+	s.mu.Unlock()
+
+	s.Stats.Add(CountUpstream, 1)
+	res, err := s.client.Fetch(context.WithoutCancel(ctx), origin.Request{Method: "GET", URL: s.upstream + check, Header: s.header})
+	if err != nil {
+		res = origin.Response{} // no answer is no evidence either way
+	}
+	s.mu.Lock()
+	f.res = res
+	if !refusal(res.Status) {
+		s.checkOK = s.now() + s.policy.FreshTTLMs
+	}
+	s.check = nil
+	s.mu.Unlock()
+	close(f.done)
+	return refusal(res.Status)
 }
 
 // fresh returns key's copy if it is younger than its TTL. Called with mu held.
@@ -265,7 +317,8 @@ func (s *Service) standIn(now int64, key string, untilMs int64, reason string) o
 
 // settle takes the leader's answer (or failure) and returns what every
 // caller of the flight gets. Called with mu held.
-func (s *Service) settle(now int64, key string, ans origin.Response, err error) origin.Response {
+// refused says the answer is the upstream refusing the edge's credentials.
+func (s *Service) settle(now int64, key string, ans origin.Response, err error, refused bool) origin.Response {
 	switch {
 	case err != nil || negcache.Failure(ans.Status):
 		s.pause.Succeeded(now, s.name)
@@ -275,7 +328,7 @@ func (s *Service) settle(now int64, key string, ans origin.Response, err error) 
 		s.saveBackoff(key)
 		s.Stats.Add(CountBackoffs, 1)
 		return s.standIn(now, key, until, "backoff")
-	case ans.Status == 429 || ans.Status == 401 || ans.Status == 403:
+	case ans.Status == 429 || refused:
 		ra, ok := retryafter.Parse(ans.Header.Get("retry-after"), now)
 		if !ok {
 			ra = cooldown.NoRetryAfter
@@ -292,7 +345,7 @@ func (s *Service) settle(now int64, key string, ans origin.Response, err error) 
 		_, _ = s.db.Exec(`DELETE FROM cache_backoff WHERE key = ?`, key)
 	}
 	if ans.Status < 200 || ans.Status > 299 {
-		return withHeader(ans, HeaderCache, "pass") // 3xx/4xx: the caller's business, not cached
+		return withHeader(ans, HeaderCache, "pass") // 3xx/4xx (a 401/403 of this path alone too): the caller's business, not cached
 	}
 	ttl := max(s.policy.FreshTTLMs, s.empty.Observe(now, key, emptyttl.Empty(ans.Body)))
 	kept := origin.Keep(ans.Header)

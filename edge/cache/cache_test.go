@@ -162,8 +162,11 @@ func TestScripts(t *testing.T) {
 			{advance: 5_000, path: "/rl", cache: "unavailable", retryAfter: "20", calls: 2},
 			{advance: 20_000, do: heal("/rl"), path: "/other", cache: "miss", calls: 1},
 		},
-		"401 without Retry-After pauses 300 s": {
-			{do: func(f *fixture) { f.up.set("/auth", 401, "", "") }, path: "/auth", cache: "unavailable", retryAfter: "300", calls: 1},
+		"without a credential check a 401 or 403 is its path's answer: it pauses nothing": {
+			{do: func(f *fixture) { f.up.set("/auth", 401, "", ""); f.up.set("/private", 403, "", "") }, path: "/auth", cache: "pass", calls: 1},
+			{path: "/private", cache: "pass", calls: 1},
+			{path: "/other", cache: "miss", calls: 1},
+			{path: "/private", cache: "pass", calls: 2},
 		},
 		"a stale copy survives a restart": {
 			{path: "/a", cache: "miss", calls: 1},
@@ -193,6 +196,29 @@ func TestScripts(t *testing.T) {
 	for name, steps := range cases {
 		t.Run(name, func(t *testing.T) { run(t, cache.Policy{}, steps) })
 	}
+}
+
+func TestCredentialCheck(t *testing.T) {
+	refuse := func(f *fixture) { f.up.set("/whoami", 401, "", "") }
+	checks := func(want int) func(*fixture) {
+		return func(f *fixture) {
+			if got := f.up.count("/whoami"); got != want {
+				f.t.Fatalf("credential checks: %d, want %d", got, want)
+			}
+		}
+	}
+	run(t, cache.Policy{CredentialCheck: "/whoami"}, []step{
+		// A 403 on one path: the check passes, the 403 is that path's answer.
+		{do: func(f *fixture) { f.up.set("/private", 403, "", "") }, path: "/private", cache: "pass", calls: 1},
+		{do: checks(1), path: "/private", cache: "pass", calls: 2},
+		{do: checks(1), path: "/other", cache: "miss", calls: 1}, // a passed check is trusted for the fresh TTL
+		// The edge's key is revoked: the next 403 past the trusted window is confirmed.
+		{advance: 30_000, do: refuse, path: "/private", cache: "unavailable", retryAfter: "300", calls: 3},
+		{do: checks(2), path: "/fresh-key", cache: "unavailable", retryAfter: "300", calls: 0},
+		{path: "/other", cache: "stale", age: "30", calls: 1}, // a copy stands in during the pause
+		// The check path itself refused is the evidence: the pause doubles.
+		{advance: 300_000, path: "/whoami", cache: "unavailable", retryAfter: "600", calls: 3},
+	})
 }
 
 func TestFiftyConcurrentGETsShareOneFetch(t *testing.T) {
