@@ -84,7 +84,7 @@ type Service struct {
 	backoff *negcache.Cache
 	copies  *stale.Index
 	empty   *emptyttl.Tracker
-	flights map[string]*flight // key → the fetch in flight
+	flights map[string]*flight // key and Accept (flightKey) → the fetch in flight
 	pauseV  uint64             // pause.Version() last written
 	evicted uint64             // copies.Evicted() last counted
 	check   *flight            // the credential check in flight
@@ -168,37 +168,39 @@ func (s *Service) restore() error {
 // reports false when the answer needs the upstream (Get then fetches or
 // joins the fetch in flight). It never waits, so the worker calls it
 // synchronously and skips a Promise on a hit.
-func (s *Service) Lookup(key string) (origin.Response, bool) {
+func (s *Service) Lookup(key, accept string) (origin.Response, bool) {
 	now := s.now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.decide(now, key)
+	return s.decide(now, key, accept)
 }
 
 // decide is steps 1–3 of the package comment. Called with mu held.
-func (s *Service) decide(now int64, key string) (origin.Response, bool) {
+func (s *Service) decide(now int64, key, accept string) (origin.Response, bool) {
 	if until, paused := s.pause.Decide(now, s.name); paused {
-		return s.standIn(now, key, until, "cooldown"), true
+		return s.standIn(now, key, accept, until, "cooldown"), true
 	}
-	if res, ok := s.fresh(now, key); ok {
+	if res, ok := s.fresh(now, key, accept); ok {
 		return res, true
 	}
 	if until, hit := s.backoff.Decide(now, key); hit {
-		return s.standIn(now, key, until, "backoff"), true
+		return s.standIn(now, key, accept, until, "backoff"), true
 	}
 	return origin.Response{}, false
 }
 
 // Get answers a GET for key (path and query, e.g. "/api/items?page=2").
-// accept is the caller's Accept header, passed upstream.
+// accept is the caller's Accept header: the one header of the client's the
+// edge sends upstream, so only callers with the same Accept share a fetch.
 func (s *Service) Get(ctx context.Context, key, accept string) origin.Response {
 	now := s.now()
+	fk := key + "\n" + accept
 	s.mu.Lock()
-	if res, ok := s.decide(now, key); ok {
+	if res, ok := s.decide(now, key, accept); ok {
 		s.mu.Unlock()
 		return res
 	}
-	if f := s.flights[key]; f != nil {
+	if f := s.flights[fk]; f != nil {
 		s.mu.Unlock()
 		s.Stats.Add(CountCoalesced, 1)
 		select {
@@ -209,7 +211,7 @@ func (s *Service) Get(ctx context.Context, key, accept string) origin.Response {
 		}
 	}
 	f := &flight{done: make(chan struct{})}
-	s.flights[key] = f
+	s.flights[fk] = f
 	s.mu.Unlock()
 
 	s.Stats.Add(CountMisses, 1)
@@ -224,8 +226,8 @@ func (s *Service) Get(ctx context.Context, key, accept string) origin.Response {
 
 	now = s.now()
 	s.mu.Lock()
-	f.res = s.settle(now, key, ans, err, refused)
-	delete(s.flights, key)
+	f.res = s.settle(now, key, accept, ans, err, refused)
+	delete(s.flights, fk)
 	s.mu.Unlock()
 	s.Stats.Flush() // with the state the answer wrote: one durable write
 	close(f.done)
@@ -280,9 +282,48 @@ func (s *Service) credentialsRefused(ctx context.Context, key string) bool {
 	return refusal(res.Status)
 }
 
+// copyFor finds the copy that answers key for a caller whose Accept is
+// accept: the one for every caller, else the one kept for that Accept (the
+// answer said Vary: Accept). Called with mu held.
+func (s *Service) copyFor(now int64, key, accept string) (stale.Copy, bool) {
+	if c, ok := s.copies.Lookup(now, key); ok {
+		return c, true
+	}
+	return s.copies.Lookup(now, variantKey(key, accept))
+}
+
+// variantKey is where a copy that varies by Accept is kept.
+func variantKey(key, accept string) string { return key + "\naccept: " + accept }
+
+// vary is how an answer's Vary header splits its copies.
+type vary int
+
+const (
+	varyNone   vary = iota // one copy for every caller
+	varyAccept             // one copy per Accept
+	varyAll                // "*": never kept
+)
+
+// parseVary reads a Vary header. Accept is the only request header of the
+// client's that the edge sends upstream on a GET; every other header named
+// (Accept-Encoding, Origin, User-Agent…) is one the edge sets itself, or
+// does not send, the same for every caller: it splits nothing.
+func parseVary(v string) vary {
+	out := varyNone
+	for name := range strings.SplitSeq(v, ",") {
+		switch strings.ToLower(strings.TrimSpace(name)) {
+		case "*":
+			return varyAll
+		case "accept":
+			out = varyAccept
+		}
+	}
+	return out
+}
+
 // fresh returns key's copy if it is younger than its TTL. Called with mu held.
-func (s *Service) fresh(now int64, key string) (origin.Response, bool) {
-	c, ok := s.copies.Lookup(now, key)
+func (s *Service) fresh(now int64, key, accept string) (origin.Response, bool) {
+	c, ok := s.copyFor(now, key, accept)
 	s.dropCopies()
 	if !ok {
 		return origin.Response{}, false
@@ -298,8 +339,8 @@ func (s *Service) fresh(now int64, key string) (origin.Response, bool) {
 // standIn answers for a paused service or a key in backoff: the copy if one
 // is young enough (a hit if still fresh), else 503 until untilMs. Called
 // with mu held.
-func (s *Service) standIn(now int64, key string, untilMs int64, reason string) origin.Response {
-	c, ok := s.copies.Lookup(now, key)
+func (s *Service) standIn(now int64, key, accept string, untilMs int64, reason string) origin.Response {
+	c, ok := s.copyFor(now, key, accept)
 	s.dropCopies()
 	if ok {
 		if res, ttl, ok := s.load(c); ok {
@@ -318,16 +359,19 @@ func (s *Service) standIn(now int64, key string, untilMs int64, reason string) o
 // settle takes the leader's answer (or failure) and returns what every
 // caller of the flight gets. Called with mu held.
 // refused says the answer is the upstream refusing the edge's credentials.
-func (s *Service) settle(now int64, key string, ans origin.Response, err error, refused bool) origin.Response {
+func (s *Service) settle(now int64, key, accept string, ans origin.Response, err error, refused bool) origin.Response {
 	switch {
 	case err != nil || negcache.Failure(ans.Status):
 		s.pause.Succeeded(now, s.name)
 		s.savePause()
 		_, hasCopy := s.copies.Saved(key)
+		if !hasCopy {
+			_, hasCopy = s.copies.Saved(variantKey(key, accept))
+		}
 		until := s.backoff.Failed(now, key, hasCopy)
 		s.saveBackoff(key)
 		s.Stats.Add(CountBackoffs, 1)
-		return s.standIn(now, key, until, "backoff")
+		return s.standIn(now, key, accept, until, "backoff")
 	case ans.Status == 429 || refused:
 		ra, ok := retryafter.Parse(ans.Header.Get("retry-after"), now)
 		if !ok {
@@ -336,7 +380,7 @@ func (s *Service) settle(now int64, key string, ans origin.Response, err error, 
 		o := s.pause.Limited(now, s.name, ra, true)
 		s.savePause()
 		s.Stats.Add(CountCooldowns, 1)
-		return s.standIn(now, key, o.UntilMs, "cooldown")
+		return s.standIn(now, key, accept, o.UntilMs, "cooldown")
 	}
 	s.pause.Succeeded(now, s.name)
 	s.savePause()
@@ -347,8 +391,15 @@ func (s *Service) settle(now int64, key string, ans origin.Response, err error, 
 	if ans.Status < 200 || ans.Status > 299 {
 		return withHeader(ans, HeaderCache, "pass") // 3xx/4xx (a 401/403 of this path alone too): the caller's business, not cached
 	}
-	ttl := max(s.policy.FreshTTLMs, s.empty.Observe(now, key, emptyttl.Empty(ans.Body)))
 	kept := origin.Keep(ans.Header)
+	switch parseVary(kept.Get("vary")) {
+	case varyAll:
+		return withHeader(ans, HeaderCache, "pass")
+	case varyAccept:
+		s.copies.Remove(key) // kept before the upstream began to vary
+		key = variantKey(key, accept)
+	}
+	ttl := max(s.policy.FreshTTLMs, s.empty.Observe(now, key, emptyttl.Empty(ans.Body)))
 	id := s.copies.Store(now, key, int64(len(ans.Body)), kept.Get("cache-control"))
 	if id != 0 {
 		saved, _ := s.copies.Saved(key)

@@ -270,11 +270,11 @@ func TestLRUBoundNeverLosesTheInFlightCall(t *testing.T) {
 
 func TestLookupNeverFetches(t *testing.T) {
 	f := newFixture(t, cache.Policy{})
-	if _, ok := f.svc.Lookup("/x"); ok {
+	if _, ok := f.svc.Lookup("/x", ""); ok {
 		t.Fatal("Lookup answered a key it has no copy of")
 	}
 	f.get("/x")
-	if res, ok := f.svc.Lookup("/x"); !ok || res.Header.Get(cache.HeaderCache) != "hit" {
+	if res, ok := f.svc.Lookup("/x", ""); !ok || res.Header.Get(cache.HeaderCache) != "hit" {
 		t.Fatalf("Lookup after a fetch: %v %v", ok, res.Header)
 	}
 	if f.up.count("/x") != 1 {

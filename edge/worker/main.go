@@ -157,7 +157,7 @@ func openCache(args []safejs.Value) (any, error) {
 	// and with a Promise when the upstream is needed.
 	export(o, "get", func(args []safejs.Value) (any, error) {
 		key, accept := str(arg(args, 0)), str(arg(args, 1))
-		if res, ok := s.Lookup(key); ok {
+		if res, ok := s.Lookup(key, accept); ok {
 			return responseToJS(res)
 		}
 		return promise(func() (any, error) { return responseToJS(s.Get(context.Background(), key, accept)) })
