@@ -185,7 +185,10 @@ func (l *Ledger) Do(ctx context.Context, operation, key string, req origin.Reque
 			return problem(409, "idempotency_in_flight", "the first request with this key is still in flight")
 		}
 	}
-	rows, err := l.db.Exec(`SELECT fingerprint, state, status, header, body FROM ledger WHERE operation = ? AND key = ?`, operation, key)
+	// A record past its retention is gone, whether or not a write has
+	// pruned it yet.
+	rows, err := l.db.Exec(`SELECT fingerprint, state, status, header, body FROM ledger WHERE operation = ? AND key = ? AND created_at >= ?`,
+		operation, key, now-l.policy.RetentionMs)
 	if err != nil {
 		l.mu.Unlock()
 		return problem(500, "ledger_unavailable", err.Error())

@@ -10,11 +10,13 @@ const config = () => ({
   services: [{ name: "api", prefix: "/api/" }],
   tokens: { "tok-alice": "alice", "tok-bob": "bob" },
   jobs: [{ name: "collect", path: "/jobs/collect", steps: 3 }],
+  testClock: true,
 });
 
-function post(path, body, { key, token = "tok-alice", raw = false } = {}) {
+function post(path, body, { key, rawKey, token = "tok-alice", raw = false } = {}) {
   const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
   if (key) headers["idempotency-key"] = `"${key}"`;
+  if (rawKey) headers["idempotency-key"] = rawKey;
   return fetch(edge.url + path, { method: "POST", headers, body: raw ? body : JSON.stringify(body) }).then(async (r) => ({
     status: r.status, replayed: r.headers.get("idempotency-replayed") === "true", body: await r.text(),
   }));
@@ -118,4 +120,43 @@ test("a mutation without an Idempotency-Key is forwarded as it is, each time", a
   assert.deepEqual([a.status, b.status, b.replayed], [201, 201, false]);
   assert.equal((await up.counts()).effects, before + 2);
   assert.equal((await post("/api/notes", { n: 1 }, { token: "nope" })).status, 401);
+});
+
+test("an unknown job is a 404 with a JSON body", async () => {
+  const r = await edge.admin("/__edge/jobs/nope", { method: "POST" });
+  assert.equal(r.status, 404);
+  assert.deepEqual(await r.json(), { error: "no_job" });
+});
+
+test("a bare-token Idempotency-Key (as Stripe's clients send it) is the same key as its sf-string", async () => {
+  const first = await post("/api/orders", { sku: 7 }, { rawKey: "order_123" });
+  assert.deepEqual([first.status, first.replayed], [201, false]);
+  const again = await post("/api/orders", { sku: 7 }, { rawKey: '"order_123"' });
+  assert.deepEqual([again.status, again.replayed, again.body], [201, true, first.body]);
+  assert.equal(await effects("order_123"), 1);
+  const bad = await post("/api/orders", { sku: 7 }, { rawKey: "a, b" });
+  assert.deepEqual([bad.status, JSON.parse(bad.body).error], [400, "invalid_idempotency_key"]);
+});
+
+test("paths an upstream may read as another one (..%2f, ..;) are refused, never forwarded with the edge's headers", async () => {
+  const before = await up.counts();
+  for (const path of ["/api/..%2fadmin", "/api/..;/admin", "/api/%2e%2e%2fadmin"]) {
+    const g = await fetch(edge.url + path);
+    assert.deepEqual([g.status, (await g.json()).error], [400, "ambiguous_path"], path);
+    const p = await post(path, { x: 1 }, { key: "k-path" });
+    assert.equal(p.status, 400, path);
+  }
+  assert.deepEqual(await up.counts(), before);
+});
+
+// Last: it moves the edge's clock a day on.
+test("a record past its retention is not replayed, though no write has pruned it yet", async () => {
+  const first = await post("/api/orders", { n: 24 }, { key: "k-retained" });
+  await edge.setClock(24 * 3600_000 - 60_000);
+  assert.equal((await post("/api/orders", { n: 24 }, { key: "k-retained" })).replayed, true);
+  await edge.setClock(24 * 3600_000 + 5 * 60_000);
+  const late = await post("/api/orders", { n: 24 }, { key: "k-retained" });
+  assert.deepEqual([late.status, late.replayed], [201, false]);
+  assert.notEqual(late.body, first.body);
+  assert.equal(await effects("k-retained"), 2);
 });
