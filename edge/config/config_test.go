@@ -2,10 +2,12 @@ package config_test
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/gatewaycircuit/gatewaycircuit/edge/config"
+	"github.com/gatewaycircuit/gatewaycircuit/edge/origin"
 )
 
 const example = `{
@@ -88,5 +90,20 @@ func TestPassUnmatched(t *testing.T) {
 	}
 	if _, err := config.Parse(`{"upstream": "https://a", "principalHeader": "X-User", "services": [{"name": "a", "prefix": "/a/"}]}`); !errors.Is(err, config.ErrInvalid) {
 		t.Fatal("an upper-case principalHeader was accepted")
+	}
+}
+
+func TestForwardedDropsPrincipalLookAlikes(t *testing.T) {
+	c, err := config.Parse(`{"upstream": "https://a", "principalHeader": "x-demo-user", "upstreamHeaders": {"X-Api-Key": "k"}, "services": [{"name": "a", "prefix": "/a/"}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := origin.Header{{"authorization", "Bearer t"}, {"cookie", "s=1"}, {"x_demo_user", "admin"}, {"x-demo-user", "admin"}, {"X_Demo-User", "admin"}, {"host", "edge"}}
+	want := origin.Header{{"authorization", "Bearer t"}, {"cookie", "s=1"}, {"x-api-key", "k"}, {"x-demo-user", "alice"}}
+	if got := c.Forwarded(client, "alice", true); !reflect.DeepEqual(got, want) {
+		t.Fatalf("%v", got)
+	}
+	if got := c.Forwarded(client, "", false); !reflect.DeepEqual(got, want[:2]) {
+		t.Fatalf("outside every service: %v", got)
 	}
 }

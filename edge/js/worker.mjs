@@ -10,7 +10,7 @@
 //   now() -> Unix ms (the edge's clock); setClockOffset(ms) (testClock only)
 //   openCache(sql, service) -> {get(key, accept) -> answer | Promise<answer>, metrics() -> JSON, keys() -> JSON}
 //   openLedger(sql) -> {do(operation, key, method, url, headers, body, principal) -> Promise<answer>, metrics() -> JSON}
-//   principalHeader() -> the header that tells the upstream who the caller is ("" for none)
+//   forwarded(headers, principal, toService) -> the headers of a request forwarded as it is
 //   openJobs(sql) -> {run(job) -> Promise<JSON>}
 // An answer is {status, headers: [[name, value]...], body: Uint8Array}.
 import "./wasm_exec.js";
@@ -97,14 +97,17 @@ export default {
   },
 };
 
-function passThrough(api, request, url, r) {
-  const forwarded = new Request(r.upstream.replace(/\/$/, "") + url.pathname + url.search, request);
-  const principalHeader = api.principalHeader();
-  if (principalHeader) {
-    forwarded.headers.delete(principalHeader);
-    if (r.principal) forwarded.headers.set(principalHeader, r.principal);
-  }
-  return fetch(forwarded, { redirect: "manual" });
+// passThrough forwards a keyless mutation, or a path outside every service,
+// with the headers Go decides (the same as a keyed mutation's).
+async function passThrough(api, request, url, r) {
+  const headers = api.forwarded([...request.headers], r.principal, r.service !== "");
+  const hasBody = request.method !== "GET" && request.method !== "HEAD";
+  return fetch(r.upstream.replace(/\/$/, "") + url.pathname + url.search, {
+    method: request.method,
+    headers,
+    body: hasBody ? await request.arrayBuffer() : undefined,
+    redirect: "manual",
+  });
 }
 
 // admin: /__edge/metrics?service=NAME | ?principal=NAME, /__edge/keys?service=NAME,
@@ -170,7 +173,7 @@ export class EdgeLedger extends DurableObject {
     if (url.pathname === "/__edge/metrics") return json(200, this.ledger.metrics());
     const r = routeOf(api, request, url);
     const upstream = r.upstream.replace(/\/$/, "");
-    const headers = [...request.headers].filter(([k]) => k === "content-type" || k === "accept" || k === "idempotency-key");
+    const headers = [...request.headers];
     const body = new Uint8Array(await request.arrayBuffer());
     const operation = request.method + " " + url.pathname;
     return toResponse(await this.ledger.do(operation, r.key, request.method, upstream + url.pathname + url.search, headers, body, r.principal));

@@ -9,6 +9,8 @@ const config = () => ({
   upstream: up.url,
   services: [{ name: "api", prefix: "/api/" }],
   tokens: { "tok-alice": "alice", "tok-bob": "bob" },
+  upstreamHeaders: { "x-api-key": "edge-key" },
+  principalHeader: "x-demo-user",
   jobs: [{ name: "collect", path: "/jobs/collect", steps: 3 }],
   testClock: true,
 });
@@ -120,6 +122,32 @@ test("a mutation without an Idempotency-Key is forwarded as it is, each time", a
   assert.deepEqual([a.status, b.status, b.replayed], [201, 201, false]);
   assert.equal((await up.counts()).effects, before + 2);
   assert.equal((await post("/api/notes", { n: 1 }, { token: "nope" })).status, 401);
+});
+
+test("keyed and keyless mutations carry the same credentials upstream; look-alikes of the principal header are dropped", async () => {
+  const send = (key) =>
+    fetch(edge.url + "/api/creds", {
+      method: "POST",
+      headers: {
+        authorization: "Bearer tok-alice", cookie: "session=s1", "content-type": "application/json", "x-trace": "t1",
+        "x-demo-user": "admin", x_demo_user: "admin", ...(key ? { "idempotency-key": key } : {}),
+      },
+      body: "{}",
+    });
+  assert.equal((await send('"k-creds"')).status, 201);
+  assert.equal((await send()).status, 201);
+  const got = (await up.seen()).filter((s) => s.uri === "/api/creds").map((s) => s.header);
+  assert.equal(got.length, 2);
+  for (const h of got) {
+    assert.equal(h.authorization, "Bearer tok-alice");
+    assert.equal(h.cookie, "session=s1");
+    assert.equal(h["x-trace"], "t1");
+    assert.equal(h["x-api-key"], "edge-key");
+    assert.equal(h["x-demo-user"], "alice");
+    assert.equal(h.x_demo_user, undefined);
+  }
+  const { "idempotency-key": _, ...keyed } = got[0];
+  assert.deepEqual(Object.keys(keyed).sort(), Object.keys(got[1]).sort(), "the same fields either way");
 });
 
 test("an unknown job is a 404 with a JSON body", async () => {
