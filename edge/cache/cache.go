@@ -205,6 +205,9 @@ func (s *Service) Get(ctx context.Context, key, accept string) origin.Response {
 		s.Stats.Add(CountCoalesced, 1)
 		select {
 		case <-f.done:
+			if f.res.Held != 0 { // too large to share: the leader streams it; this caller fetches its own
+				return s.through(ctx, key, accept)
+			}
 			return withHeader(f.res, HeaderCoalesced, "1")
 		case <-ctx.Done():
 			return unavailable(0, "aborted")
@@ -216,12 +219,8 @@ func (s *Service) Get(ctx context.Context, key, accept string) origin.Response {
 
 	s.Stats.Add(CountMisses, 1)
 	s.Stats.Add(CountUpstream, 1)
-	req := origin.Request{Method: "GET", URL: s.upstream + key, Header: s.header}
-	if accept != "" {
-		req.Header = req.Header.Set("accept", accept)
-	}
 	// The fetch is not tied to the leader's caller: others may be waiting.
-	ans, err := s.client.Fetch(context.WithoutCancel(ctx), req)
+	ans, err := s.client.Fetch(context.WithoutCancel(ctx), s.request(key, accept))
 	refused := err == nil && refusal(ans.Status) && s.credentialsRefused(ctx, key)
 
 	now = s.now()
@@ -232,6 +231,26 @@ func (s *Service) Get(ctx context.Context, key, accept string) origin.Response {
 	s.Stats.Flush() // with the state the answer wrote: one durable write
 	close(f.done)
 	return f.res
+}
+
+// request is the upstream GET for key, carrying the caller's Accept.
+func (s *Service) request(key, accept string) origin.Request {
+	req := origin.Request{Method: "GET", URL: s.upstream + key, Header: s.header, MaxBodyBytes: s.policy.MaxBodyBytes}
+	if accept != "" {
+		req.Header = req.Header.Set("accept", accept)
+	}
+	return req
+}
+
+// through fetches key for one caller whose shared fetch's answer was too
+// large to share: whatever comes, it is passed through, uncached.
+func (s *Service) through(ctx context.Context, key, accept string) origin.Response {
+	s.Stats.Add(CountUpstream, 1)
+	ans, err := s.client.Fetch(ctx, s.request(key, accept))
+	if err != nil {
+		return unavailable(0, "unreachable")
+	}
+	return withHeader(ans, HeaderCache, "pass")
 }
 
 // refusal reports whether status is the upstream refusing a request's
@@ -388,8 +407,10 @@ func (s *Service) settle(now int64, key, accept string, ans origin.Response, err
 		s.backoff.Succeeded(key)
 		_, _ = s.db.Exec(`DELETE FROM cache_backoff WHERE key = ?`, key)
 	}
-	if ans.Status < 200 || ans.Status > 299 {
-		return withHeader(ans, HeaderCache, "pass") // 3xx/4xx (a 401/403 of this path alone too): the caller's business, not cached
+	if ans.Status < 200 || ans.Status > 299 || ans.Held != 0 {
+		// 3xx/4xx (a 401/403 of this path alone too): the caller's business;
+		// a body too large to read streams through. Neither is cached.
+		return withHeader(ans, HeaderCache, "pass")
 	}
 	kept := origin.Keep(ans.Header)
 	switch parseVary(kept.Get("vary")) {
@@ -403,8 +424,10 @@ func (s *Service) settle(now int64, key, accept string, ans origin.Response, err
 	id := s.copies.Store(now, key, int64(len(ans.Body)), kept.Get("cache-control"))
 	if id != 0 {
 		saved, _ := s.copies.Saved(key)
-		_, _ = s.db.Exec(`INSERT OR REPLACE INTO cache_entries (key, id, status, header, body, stored_at, ttl_ms, limit_ms, used_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, key, int64(id), int64(ans.Status), origin.Encode(kept), ans.Body, now, ttl, saved.LimitMs, now)
+		if _, err := s.db.Exec(`INSERT OR REPLACE INTO cache_entries (key, id, status, header, body, stored_at, ttl_ms, limit_ms, used_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, key, int64(id), int64(ans.Status), origin.Encode(kept), ans.Body, now, ttl, saved.LimitMs, now); err != nil {
+			s.copies.Remove(key) // not stored: it takes no room in the budget
+		}
 	}
 	s.dropCopies()
 	return resp{Status: ans.Status, Header: kept, Body: ans.Body}.mark("miss", stale.Copy{StoredAtMs: now})

@@ -18,6 +18,7 @@ const (
 	DefaultMaxPauseMs     = 1_800_000 // no pause is longer, however often it doubles
 	DefaultMaxKeys        = 2_000     // copies kept per service, least recently used evicted first
 	DefaultMaxBytes       = 32 << 20  // bytes of bodies kept per service
+	DefaultMaxBodyBytes   = 1 << 20   // the largest body read and kept; larger ones stream through
 )
 
 // DefaultBackoffMs is the per-key schedule for transient failures in a row.
@@ -57,6 +58,12 @@ type Policy struct {
 	MaxKeys int `json:"maxKeys"`
 	// MaxBytes bounds the bytes of the bodies kept. Default 32 MiB.
 	MaxBytes int64 `json:"maxBytes"`
+	// MaxBodyBytes is the largest body the edge reads into memory and
+	// keeps. A larger 2xx answer streams through to its caller, uncached
+	// (x-edge-cache: pass), and callers waiting on the same fetch make
+	// their own; a larger error answer loses its body. A Durable Object's
+	// SQLite holds values of up to 2 MB. Default 1 MiB; at most MaxBytes.
+	MaxBodyBytes int64 `json:"maxBodyBytes"`
 	// CredentialCheck is a path (and query) on the service's upstream that
 	// answers 2xx while the edge's own credentials (upstreamHeaders) are
 	// accepted, e.g. "/api/me". A 401 or 403 pauses the whole service only
@@ -97,6 +104,9 @@ func (p Policy) WithDefaults() Policy {
 	if p.MaxBytes == 0 {
 		p.MaxBytes = DefaultMaxBytes
 	}
+	if p.MaxBodyBytes == 0 {
+		p.MaxBodyBytes = DefaultMaxBodyBytes
+	}
 	return p
 }
 
@@ -117,6 +127,8 @@ func (p Policy) Validate() error {
 		return policyerr.New(ErrInvalidPolicy, "maxKeys", "must be > 0")
 	case p.MaxBytes <= 0:
 		return policyerr.New(ErrInvalidPolicy, "maxBytes", "must be > 0")
+	case p.MaxBodyBytes <= 0 || p.MaxBodyBytes > p.MaxBytes:
+		return policyerr.New(ErrInvalidPolicy, "maxBodyBytes", "must be > 0 and at most maxBytes")
 	case p.CredentialCheck != "" && !strings.HasPrefix(p.CredentialCheck, "/"):
 		return policyerr.New(ErrInvalidPolicy, "credentialCheck", "must be empty or a path starting with /")
 	}

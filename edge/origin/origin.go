@@ -40,13 +40,20 @@ type Request struct {
 	URL    string
 	Header Header
 	Body   []byte
+	// MaxBodyBytes, when > 0, bounds the answer's body that is read: a
+	// larger one is not read into memory but held (Response.Held).
+	MaxBodyBytes int64
 }
 
-// Response is an answer with its body read.
+// Response is an answer with its body read, or held.
 type Response struct {
 	Status int
 	Header Header
 	Body   []byte
+	// Held, when not 0, says the body was larger than the request's
+	// MaxBodyBytes: it was not read, and the worker's JS side holds the
+	// answer under this id, for one caller to stream through.
+	Held int
 }
 
 // ErrUnreachable is the sentinel for a request that got no answer (network

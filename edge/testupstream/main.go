@@ -7,6 +7,8 @@
 //	GET  /__up/counts                {"GET /api/x": 3, "effects": 1, ...}
 //	GET  /__up/seen                  [{"method","uri","header":{name: value}}...]: every request, in order
 //
+// A mode's "size" answers 200 with a body of that many bytes ("x"…), sent
+// in 64 KiB writes with no Content-Length when "chunked" is set.
 // A mode's "location" is sent as the Location header (for 3xx answers); its
 // "vary" as Vary, and then the body names the request's Accept.
 //
@@ -38,6 +40,8 @@ type mode struct {
 	Body       string `json:"body"`
 	Location   string `json:"location"`
 	Vary       string `json:"vary"`
+	Size       int    `json:"size"`
+	Chunked    bool   `json:"chunked"`
 }
 
 // seen is one request as the upstream got it.
@@ -124,6 +128,19 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("content-type", "application/json")
 	w.Header().Set("cache-control", "max-age=0")
+	if m.Size > 0 {
+		chunk := []byte(strings.Repeat("x", 64<<10))
+		if !m.Chunked {
+			w.Header().Set("content-length", strconv.Itoa(m.Size))
+		}
+		for left := m.Size; left > 0; left -= len(chunk) {
+			_, _ = w.Write(chunk[:min(left, len(chunk))])
+			if f, ok := w.(http.Flusher); ok && m.Chunked {
+				f.Flush()
+			}
+		}
+		return
+	}
 	if m.Location != "" {
 		w.Header().Set("location", m.Location)
 	}
