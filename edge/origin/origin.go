@@ -69,7 +69,7 @@ type Client interface {
 // stored lists the answer's fields worth keeping with a cached copy or a
 // recorded answer: what describes the body or where it points, not the
 // connection it came over.
-var stored = []string{"content-type", "content-language", "cache-control", "etag", "last-modified", "vary", "link", "location"}
+var stored = []string{"content-type", "content-language", "cache-control", "etag", "last-modified", "vary", "link", "location", "retry-after"}
 
 // Keep returns the fields of h worth storing with a cached body.
 func Keep(h Header) Header {

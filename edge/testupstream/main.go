@@ -7,6 +7,12 @@
 //	GET  /__up/counts                {"GET /api/x": 3, "effects": 1, ...}
 //	GET  /__up/seen                  [{"method","uri","header":{name: value}}...]: every request, in order
 //
+// A mode's "fail": N applies the mode to the first N requests of the path
+// only (then it answers as without a mode); a failure with a "status" does
+// not act (no effect), one with only "delayMs" acts and answers late. A
+// mode's "keys" makes the path honour Idempotency-Keys as an origin ledger
+// would: a POST whose key has acted is answered with the same answer again,
+// with no new effect.
 // A mode's "size" answers 200 with a body of that many bytes ("x"…), sent
 // in 64 KiB writes with no Content-Length when "chunked" is set.
 // A mode's "location" is sent as the Location header (for 3xx answers); its
@@ -42,6 +48,8 @@ type mode struct {
 	Vary       string `json:"vary"`
 	Size       int    `json:"size"`
 	Chunked    bool   `json:"chunked"`
+	Fail       int    `json:"fail"`
+	Keys       bool   `json:"keys"`
 }
 
 // seen is one request as the upstream got it.
@@ -56,6 +64,7 @@ type server struct {
 	modes  map[string]mode
 	counts map[string]int
 	seen   []seen
+	acted  map[string]string // Idempotency-Key → the answer of its effect (paths with "keys")
 }
 
 func main() {
@@ -66,7 +75,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	s := &server{modes: map[string]mode{}, counts: map[string]int{}, seen: []seen{}}
+	s := &server{modes: map[string]mode{}, counts: map[string]int{}, seen: []seen{}, acted: map[string]string{}}
 	fmt.Println("listening", ln.Addr().String())
 	_ = http.Serve(ln, s)
 }
@@ -86,7 +95,7 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	case "/__up/reset":
 		s.mu.Lock()
-		s.modes, s.counts, s.seen = map[string]mode{}, map[string]int{}, []seen{}
+		s.modes, s.counts, s.seen, s.acted = map[string]mode{}, map[string]int{}, []seen{}, map[string]string{}
 		s.mu.Unlock()
 		w.WriteHeader(204)
 		return
@@ -116,10 +125,30 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.seen = append(s.seen, seen{Method: r.Method, URI: r.URL.RequestURI(), Header: h})
 	n := s.counts[name]
 	m, hasMode := s.modes[r.URL.Path]
-	if r.Method != "GET" {
+	keys := m.Keys
+	if hasMode && m.Fail > 0 {
+		s.counts["fails "+r.URL.Path]++
+		if s.counts["fails "+r.URL.Path] > m.Fail {
+			m, hasMode = mode{}, false
+		}
+	}
+	key := strings.Trim(r.Header.Get("Idempotency-Key"), `"`)
+	if answer, ok := s.acted[key]; ok && keys {
+		s.mu.Unlock()
+		w.Header().Set("content-type", "application/json")
+		w.Header().Set("idempotent-replayed", "true")
+		w.WriteHeader(201)
+		_, _ = io.WriteString(w, answer)
+		return
+	}
+	refused := hasMode && m.Fail > 0 && m.Status != 0 // a failure that did not act
+	if r.Method != "GET" && !refused {
 		s.counts["effects"]++
-		if k := strings.Trim(r.Header.Get("Idempotency-Key"), `"`); k != "" {
-			s.counts["effects "+k]++
+		if key != "" {
+			s.counts["effects "+key]++
+			if keys {
+				s.acted[key] = fmt.Sprintf(`{"effect":%d,"got":%s}`, n, strconv.Quote(string(body)))
+			}
 		}
 	}
 	s.mu.Unlock()
