@@ -1,7 +1,6 @@
 package config
 
 import (
-	"net/url"
 	"strings"
 
 	"github.com/gatewaycircuit/gatewaycircuit/internal/idempotency"
@@ -108,8 +107,8 @@ func ambiguous(path string) bool {
 		if strings.Contains(seg, "\\") {
 			return true
 		}
-		decoded, err := url.PathUnescape(seg)
-		if err != nil || strings.ContainsAny(decoded, "/\\") {
+		decoded, ok := unescape(seg)
+		if !ok || strings.ContainsAny(decoded, "/\\") {
 			return true
 		}
 		decoded, _, _ = strings.Cut(decoded, ";")
@@ -118,4 +117,41 @@ func ambiguous(path string) bool {
 		}
 	}
 	return false
+}
+
+// unescape decodes a path segment's %XX escapes; ok is false for a
+// malformed one. (net/url would do, at a size cost in the worker's wasm.)
+func unescape(seg string) (string, bool) {
+	if !strings.Contains(seg, "%") {
+		return seg, true
+	}
+	out := make([]byte, 0, len(seg))
+	for i := 0; i < len(seg); i++ {
+		if seg[i] != '%' {
+			out = append(out, seg[i])
+			continue
+		}
+		if i+2 >= len(seg) {
+			return "", false
+		}
+		hi, lo := unhex(seg[i+1]), unhex(seg[i+2])
+		if hi < 0 || lo < 0 {
+			return "", false
+		}
+		out = append(out, byte(hi<<4|lo))
+		i += 2
+	}
+	return string(out), true
+}
+
+func unhex(c byte) int {
+	switch {
+	case '0' <= c && c <= '9':
+		return int(c - '0')
+	case 'a' <= c && c <= 'f':
+		return int(c - 'a' + 10)
+	case 'A' <= c && c <= 'F':
+		return int(c - 'A' + 10)
+	}
+	return -1
 }
