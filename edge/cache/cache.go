@@ -84,7 +84,7 @@ type Service struct {
 	backoff *negcache.Cache
 	copies  *stale.Index
 	empty   *emptyttl.Tracker
-	flights map[string]*flight // key and Accept (flightKey) → the fetch in flight
+	flights map[string]*flight // key+"\n"+Accept → the fetch in flight
 	pauseV  uint64             // pause.Version() last written
 	evicted uint64             // copies.Evicted() last counted
 	check   *flight            // the credential check in flight

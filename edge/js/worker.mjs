@@ -38,7 +38,7 @@ function start(env) {
   return starting;
 }
 
-// upstreamFetch is Go's only way out: one request, the whole answer read.
+// upstreamFetch is Go's only way out: one request, its answer read.
 // A redirect is never followed (here or in passThrough): it is the caller's
 // answer, and following it would carry the edge's own headers (its API key)
 // to whatever origin the Location names.
