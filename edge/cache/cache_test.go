@@ -297,3 +297,36 @@ func TestPolicyValidateNamesTheField(t *testing.T) {
 		}
 	}
 }
+
+// byAccept is an origin whose answers vary by Accept, as it says.
+type byAccept struct{ calls int }
+
+func (o *byAccept) Fetch(_ context.Context, req origin.Request) (origin.Response, error) {
+	o.calls++
+	return origin.Response{Status: 200, Header: origin.Header{{"vary", "Accept"}}, Body: []byte(req.Header.Get("accept"))}, nil
+}
+
+func TestVaryAcceptKeepsOneCopyPerAccept(t *testing.T) {
+	db, err := sqldb.OpenMemory()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	up := &byAccept{}
+	now := int64(1_700_000_000_000)
+	svc, err := cache.Open(cache.Policy{}, cache.Options{Name: "api", Upstream: "https://api.test", DB: db, Client: up, Now: func() int64 { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range []struct{ accept, cache string }{
+		{"text/csv", "miss"}, {"application/json", "miss"}, {"text/csv", "hit"}, {"application/json", "hit"},
+	} {
+		res := svc.Get(context.Background(), "/r", s.accept)
+		if got := res.Header.Get(cache.HeaderCache); got != s.cache || string(res.Body) != s.accept {
+			t.Fatalf("step %d (%s): %s %q", i, s.accept, got, res.Body)
+		}
+	}
+	if up.calls != 2 {
+		t.Fatalf("upstream calls %d, want 2", up.calls)
+	}
+}
