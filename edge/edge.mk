@@ -1,15 +1,19 @@
 # The edge gateway (edge/, docs/edge.md): Go compiled to wasm for Cloudflare
 # Workers, state in Durable Objects with SQLite, run locally in workerd (the
-# npm devDependency; its binary works offline).
+# npm devDependency; its binary works offline). edge/ is its own Go module
+# (edge/go.mod replaces the product with ../): SQLite and safejs are its
+# requirements, not the product's. The root's `go test ./...` does not cover
+# it; test-edge-go does.
 #
 #   make edge        build it and serve it in workerd on $(EDGE_ADDR), in
 #                    front of $(EDGE_UPSTREAM) (the demo gateway by default)
-#   make test-edge   host Go tests of edge/ and the workerd tests (node --test)
+#   make test-edge   go vet + host Go tests of the edge module, the workerd
+#                    tests (node --test) and the browser through the edge
 #   make bench-edge  the edge's figures (latency, memory, size, cold start)
 
 EDGE_ADDR ?= 127.0.0.1:8787
 EDGE_UPSTREAM ?= http://127.0.0.1:8080
-EDGE_GO_SRC := $(shell find edge internal -name '*.go' -not -name '*_test.go') go.mod go.sum
+EDGE_GO_SRC := $(shell find edge internal -name '*.go' -not -name '*_test.go') go.mod edge/go.mod edge/go.sum
 EDGE_FILES := build/edge/edge.wasm build/edge/wasm_exec.js build/edge/worker.mjs build/edge/passthrough.mjs build/edge/testupstream
 
 .PHONY: edge edge-build test-edge test-edge-go test-edge-workerd test-edge-browser bench-edge
@@ -18,10 +22,11 @@ edge-build: $(EDGE_FILES) node_modules/.stamp
 
 build/edge/edge.wasm: $(EDGE_GO_SRC)
 	@mkdir -p build/edge
-	GOOS=js GOARCH=wasm $(GO) build $(WASM_FLAGS) -o $@ ./edge/worker
+	cd edge && GOOS=js GOARCH=wasm $(GO) build $(WASM_FLAGS) -o ../$@ ./worker
 
-build/edge/testupstream: $(shell find edge/testupstream -name '*.go') go.mod
-	$(GO) build -o $@ ./edge/testupstream
+build/edge/testupstream: $(shell find edge/testupstream -name '*.go') edge/go.mod
+	@mkdir -p build/edge
+	cd edge && $(GO) build -o ../$@ ./testupstream
 
 build/edge/wasm_exec.js: $(WASM_EXEC)
 	@mkdir -p build/edge && cp $< $@
@@ -35,8 +40,10 @@ edge: edge-build
 test-edge: test-edge-go test-edge-workerd test-edge-browser
 
 test-edge-go:
-	GOOS=js GOARCH=wasm $(GO) vet ./edge/...
-	$(GO) test ./edge/... ./internal/negcache/ ./internal/stale/
+	cd edge && GOOS=js GOARCH=wasm $(GO) vet ./... && $(GO) vet ./... && $(GO) test ./...
+	$(GO) test ./internal/negcache/ ./internal/stale/
+	@# The product's go.mod requires nothing: the edge's SQLite and safejs stay in edge/go.mod.
+	@test "$$($(GO) list -m all)" = "github.com/gatewaycircuit/gatewaycircuit" || { echo "the root module has requirements:"; $(GO) list -m all; exit 1; }
 
 test-edge-workerd: edge-build
 	node --test --test-concurrency=1 edge/test/*.test.mjs

@@ -2,8 +2,9 @@
 // the service's Durable Object (its SQLite database). For each GET, in this
 // order:
 //
-//  1. service cooldown: after a 429 (or 401/403) the whole service is
-//     paused; a copy stands in, or 503 with Retry-After = time left;
+//  1. service cooldown: after a 429, or a 401/403 that the service's
+//     credential check confirms (Policy.CredentialCheck), the whole service
+//     is paused; a copy stands in, or 503 with Retry-After = time left;
 //  2. fresh copy: younger than its TTL (FreshTTLMs, stretched for answers
 //     that keep being empty) → a hit;
 //  3. per-key backoff: after a transient failure (network, 5xx) the key is
@@ -83,9 +84,11 @@ type Service struct {
 	backoff *negcache.Cache
 	copies  *stale.Index
 	empty   *emptyttl.Tracker
-	flights map[string]*flight // key → the fetch in flight
+	flights map[string]*flight // key+"\n"+Accept → the fetch in flight
 	pauseV  uint64             // pause.Version() last written
 	evicted uint64             // copies.Evicted() last counted
+	check   *flight            // the credential check in flight
+	checkOK int64              // until when a passed credential check is trusted (Unix ms)
 }
 
 type flight struct {
@@ -165,72 +168,181 @@ func (s *Service) restore() error {
 // reports false when the answer needs the upstream (Get then fetches or
 // joins the fetch in flight). It never waits, so the worker calls it
 // synchronously and skips a Promise on a hit.
-func (s *Service) Lookup(key string) (origin.Response, bool) {
+func (s *Service) Lookup(key, accept string) (origin.Response, bool) {
 	now := s.now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.decide(now, key)
+	return s.decide(now, key, accept)
 }
 
 // decide is steps 1–3 of the package comment. Called with mu held.
-func (s *Service) decide(now int64, key string) (origin.Response, bool) {
+func (s *Service) decide(now int64, key, accept string) (origin.Response, bool) {
 	if until, paused := s.pause.Decide(now, s.name); paused {
-		return s.standIn(now, key, until, "cooldown"), true
+		return s.standIn(now, key, accept, until, "cooldown"), true
 	}
-	if res, ok := s.fresh(now, key); ok {
+	if res, ok := s.fresh(now, key, accept); ok {
 		return res, true
 	}
 	if until, hit := s.backoff.Decide(now, key); hit {
-		return s.standIn(now, key, until, "backoff"), true
+		return s.standIn(now, key, accept, until, "backoff"), true
 	}
 	return origin.Response{}, false
 }
 
 // Get answers a GET for key (path and query, e.g. "/api/items?page=2").
-// accept is the caller's Accept header, passed upstream.
+// accept is the caller's Accept header: the one header of the client's the
+// edge sends upstream, so only callers with the same Accept share a fetch.
 func (s *Service) Get(ctx context.Context, key, accept string) origin.Response {
 	now := s.now()
+	fk := key + "\n" + accept
 	s.mu.Lock()
-	if res, ok := s.decide(now, key); ok {
+	if res, ok := s.decide(now, key, accept); ok {
 		s.mu.Unlock()
 		return res
 	}
-	if f := s.flights[key]; f != nil {
+	if f := s.flights[fk]; f != nil {
 		s.mu.Unlock()
 		s.Stats.Add(CountCoalesced, 1)
 		select {
 		case <-f.done:
+			if f.res.Held != 0 { // too large to share: the leader streams it; this caller fetches its own
+				return s.through(ctx, key, accept)
+			}
 			return withHeader(f.res, HeaderCoalesced, "1")
 		case <-ctx.Done():
 			return unavailable(0, "aborted")
 		}
 	}
 	f := &flight{done: make(chan struct{})}
-	s.flights[key] = f
+	s.flights[fk] = f
 	s.mu.Unlock()
 
 	s.Stats.Add(CountMisses, 1)
 	s.Stats.Add(CountUpstream, 1)
-	req := origin.Request{Method: "GET", URL: s.upstream + key, Header: s.header}
-	if accept != "" {
-		req.Header = req.Header.Set("accept", accept)
-	}
 	// The fetch is not tied to the leader's caller: others may be waiting.
-	ans, err := s.client.Fetch(context.WithoutCancel(ctx), req)
+	ans, err := s.client.Fetch(context.WithoutCancel(ctx), s.request(key, accept))
+	refused := err == nil && refusal(ans.Status) && s.credentialsRefused(ctx, key)
 
 	now = s.now()
 	s.mu.Lock()
-	f.res = s.settle(now, key, ans, err)
-	delete(s.flights, key)
+	f.res = s.settle(now, key, accept, ans, err, refused)
+	delete(s.flights, fk)
 	s.mu.Unlock()
 	s.Stats.Flush() // with the state the answer wrote: one durable write
 	close(f.done)
 	return f.res
 }
 
+// request is the upstream GET for key, carrying the caller's Accept.
+func (s *Service) request(key, accept string) origin.Request {
+	req := origin.Request{Method: "GET", URL: s.upstream + key, Header: s.header, MaxBodyBytes: s.policy.MaxBodyBytes}
+	if accept != "" {
+		req.Header = req.Header.Set("accept", accept)
+	}
+	return req
+}
+
+// through fetches key for one caller whose shared fetch's answer was too
+// large to share: whatever comes, it is passed through, uncached.
+func (s *Service) through(ctx context.Context, key, accept string) origin.Response {
+	s.Stats.Add(CountUpstream, 1)
+	ans, err := s.client.Fetch(ctx, s.request(key, accept))
+	if err != nil {
+		return unavailable(0, "unreachable")
+	}
+	return withHeader(ans, HeaderCache, "pass")
+}
+
+// refusal reports whether status is the upstream refusing a request's
+// credentials.
+func refusal(status int) bool { return status == 401 || status == 403 }
+
+// credentialsRefused reports whether the upstream refuses the edge's own
+// credentials, after a GET of key was answered 401 or 403: only the
+// operator's credential check can say so. The check is one fetch shared by
+// every caller that needs it, and a check that passed is trusted for
+// FreshTTLMs, so however many refused paths clients ask for, the check
+// costs at most one upstream request per FreshTTLMs.
+func (s *Service) credentialsRefused(ctx context.Context, key string) bool {
+	check := s.policy.CredentialCheck
+	switch {
+	case check == "":
+		return false
+	case key == check:
+		return true
+	}
+	s.mu.Lock()
+	if s.now() < s.checkOK {
+		s.mu.Unlock()
+		return false
+	}
+	if f := s.check; f != nil {
+		s.mu.Unlock()
+		<-f.done
+		return refusal(f.res.Status)
+	}
+	f := &flight{done: make(chan struct{})}
+	s.check = f
+	s.mu.Unlock()
+
+	s.Stats.Add(CountUpstream, 1)
+	res, err := s.client.Fetch(context.WithoutCancel(ctx), origin.Request{Method: "GET", URL: s.upstream + check, Header: s.header})
+	if err != nil {
+		res = origin.Response{} // no answer is no evidence either way
+	}
+	s.mu.Lock()
+	f.res = res
+	if !refusal(res.Status) {
+		s.checkOK = s.now() + s.policy.FreshTTLMs
+	}
+	s.check = nil
+	s.mu.Unlock()
+	close(f.done)
+	return refusal(res.Status)
+}
+
+// copyFor finds the copy that answers key for a caller whose Accept is
+// accept: the one for every caller, else the one kept for that Accept (the
+// answer said Vary: Accept). Called with mu held.
+func (s *Service) copyFor(now int64, key, accept string) (stale.Copy, bool) {
+	if c, ok := s.copies.Lookup(now, key); ok {
+		return c, true
+	}
+	return s.copies.Lookup(now, variantKey(key, accept))
+}
+
+// variantKey is where a copy that varies by Accept is kept.
+func variantKey(key, accept string) string { return key + "\naccept: " + accept }
+
+// vary is how an answer's Vary header splits its copies.
+type vary int
+
+const (
+	varyNone   vary = iota // one copy for every caller
+	varyAccept             // one copy per Accept
+	varyAll                // "*": never kept
+)
+
+// parseVary reads a Vary header. Accept is the only request header of the
+// client's that the edge sends upstream on a GET; every other header named
+// (Accept-Encoding, Origin, User-Agent…) is one the edge sets itself, or
+// does not send, the same for every caller: it splits nothing.
+func parseVary(v string) vary {
+	out := varyNone
+	for name := range strings.SplitSeq(v, ",") {
+		switch strings.ToLower(strings.TrimSpace(name)) {
+		case "*":
+			return varyAll
+		case "accept":
+			out = varyAccept
+		}
+	}
+	return out
+}
+
 // fresh returns key's copy if it is younger than its TTL. Called with mu held.
-func (s *Service) fresh(now int64, key string) (origin.Response, bool) {
-	c, ok := s.copies.Lookup(now, key)
+func (s *Service) fresh(now int64, key, accept string) (origin.Response, bool) {
+	c, ok := s.copyFor(now, key, accept)
 	s.dropCopies()
 	if !ok {
 		return origin.Response{}, false
@@ -246,8 +358,8 @@ func (s *Service) fresh(now int64, key string) (origin.Response, bool) {
 // standIn answers for a paused service or a key in backoff: the copy if one
 // is young enough (a hit if still fresh), else 503 until untilMs. Called
 // with mu held.
-func (s *Service) standIn(now int64, key string, untilMs int64, reason string) origin.Response {
-	c, ok := s.copies.Lookup(now, key)
+func (s *Service) standIn(now int64, key, accept string, untilMs int64, reason string) origin.Response {
+	c, ok := s.copyFor(now, key, accept)
 	s.dropCopies()
 	if ok {
 		if res, ttl, ok := s.load(c); ok {
@@ -265,17 +377,21 @@ func (s *Service) standIn(now int64, key string, untilMs int64, reason string) o
 
 // settle takes the leader's answer (or failure) and returns what every
 // caller of the flight gets. Called with mu held.
-func (s *Service) settle(now int64, key string, ans origin.Response, err error) origin.Response {
+// refused says the answer is the upstream refusing the edge's credentials.
+func (s *Service) settle(now int64, key, accept string, ans origin.Response, err error, refused bool) origin.Response {
 	switch {
 	case err != nil || negcache.Failure(ans.Status):
 		s.pause.Succeeded(now, s.name)
 		s.savePause()
 		_, hasCopy := s.copies.Saved(key)
+		if !hasCopy {
+			_, hasCopy = s.copies.Saved(variantKey(key, accept))
+		}
 		until := s.backoff.Failed(now, key, hasCopy)
 		s.saveBackoff(key)
 		s.Stats.Add(CountBackoffs, 1)
-		return s.standIn(now, key, until, "backoff")
-	case ans.Status == 429 || ans.Status == 401 || ans.Status == 403:
+		return s.standIn(now, key, accept, until, "backoff")
+	case ans.Status == 429 || refused:
 		ra, ok := retryafter.Parse(ans.Header.Get("retry-after"), now)
 		if !ok {
 			ra = cooldown.NoRetryAfter
@@ -283,7 +399,7 @@ func (s *Service) settle(now int64, key string, ans origin.Response, err error) 
 		o := s.pause.Limited(now, s.name, ra, true)
 		s.savePause()
 		s.Stats.Add(CountCooldowns, 1)
-		return s.standIn(now, key, o.UntilMs, "cooldown")
+		return s.standIn(now, key, accept, o.UntilMs, "cooldown")
 	}
 	s.pause.Succeeded(now, s.name)
 	s.savePause()
@@ -291,16 +407,27 @@ func (s *Service) settle(now int64, key string, ans origin.Response, err error) 
 		s.backoff.Succeeded(key)
 		_, _ = s.db.Exec(`DELETE FROM cache_backoff WHERE key = ?`, key)
 	}
-	if ans.Status < 200 || ans.Status > 299 {
-		return withHeader(ans, HeaderCache, "pass") // 3xx/4xx: the caller's business, not cached
+	if ans.Status < 200 || ans.Status > 299 || ans.Held != 0 {
+		// 3xx/4xx (a 401/403 of this path alone too): the caller's business;
+		// a body too large to read streams through. Neither is cached.
+		return withHeader(ans, HeaderCache, "pass")
+	}
+	kept := origin.Keep(ans.Header)
+	switch parseVary(kept.Get("vary")) {
+	case varyAll:
+		return withHeader(ans, HeaderCache, "pass")
+	case varyAccept:
+		s.copies.Remove(key) // kept before the upstream began to vary
+		key = variantKey(key, accept)
 	}
 	ttl := max(s.policy.FreshTTLMs, s.empty.Observe(now, key, emptyttl.Empty(ans.Body)))
-	kept := origin.Keep(ans.Header)
 	id := s.copies.Store(now, key, int64(len(ans.Body)), kept.Get("cache-control"))
 	if id != 0 {
 		saved, _ := s.copies.Saved(key)
-		_, _ = s.db.Exec(`INSERT OR REPLACE INTO cache_entries (key, id, status, header, body, stored_at, ttl_ms, limit_ms, used_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, key, int64(id), int64(ans.Status), origin.Encode(kept), ans.Body, now, ttl, saved.LimitMs, now)
+		if _, err := s.db.Exec(`INSERT OR REPLACE INTO cache_entries (key, id, status, header, body, stored_at, ttl_ms, limit_ms, used_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, key, int64(id), int64(ans.Status), origin.Encode(kept), ans.Body, now, ttl, saved.LimitMs, now); err != nil {
+			s.copies.Remove(key) // not stored: it takes no room in the budget
+		}
 	}
 	s.dropCopies()
 	return resp{Status: ans.Status, Header: kept, Body: ans.Body}.mark("miss", stale.Copy{StoredAtMs: now})

@@ -162,8 +162,11 @@ func TestScripts(t *testing.T) {
 			{advance: 5_000, path: "/rl", cache: "unavailable", retryAfter: "20", calls: 2},
 			{advance: 20_000, do: heal("/rl"), path: "/other", cache: "miss", calls: 1},
 		},
-		"401 without Retry-After pauses 300 s": {
-			{do: func(f *fixture) { f.up.set("/auth", 401, "", "") }, path: "/auth", cache: "unavailable", retryAfter: "300", calls: 1},
+		"without a credential check a 401 or 403 is its path's answer: it pauses nothing": {
+			{do: func(f *fixture) { f.up.set("/auth", 401, "", ""); f.up.set("/private", 403, "", "") }, path: "/auth", cache: "pass", calls: 1},
+			{path: "/private", cache: "pass", calls: 1},
+			{path: "/other", cache: "miss", calls: 1},
+			{path: "/private", cache: "pass", calls: 2},
 		},
 		"a stale copy survives a restart": {
 			{path: "/a", cache: "miss", calls: 1},
@@ -193,6 +196,29 @@ func TestScripts(t *testing.T) {
 	for name, steps := range cases {
 		t.Run(name, func(t *testing.T) { run(t, cache.Policy{}, steps) })
 	}
+}
+
+func TestCredentialCheck(t *testing.T) {
+	refuse := func(f *fixture) { f.up.set("/whoami", 401, "", "") }
+	checks := func(want int) func(*fixture) {
+		return func(f *fixture) {
+			if got := f.up.count("/whoami"); got != want {
+				f.t.Fatalf("credential checks: %d, want %d", got, want)
+			}
+		}
+	}
+	run(t, cache.Policy{CredentialCheck: "/whoami"}, []step{
+		// A 403 on one path: the check passes, the 403 is that path's answer.
+		{do: func(f *fixture) { f.up.set("/private", 403, "", "") }, path: "/private", cache: "pass", calls: 1},
+		{do: checks(1), path: "/private", cache: "pass", calls: 2},
+		{do: checks(1), path: "/other", cache: "miss", calls: 1}, // a passed check is trusted for the fresh TTL
+		// The edge's key is revoked: the next 403 past the trusted window is confirmed.
+		{advance: 30_000, do: refuse, path: "/private", cache: "unavailable", retryAfter: "300", calls: 3},
+		{do: checks(2), path: "/fresh-key", cache: "unavailable", retryAfter: "300", calls: 0},
+		{path: "/other", cache: "stale", age: "30", calls: 1}, // a copy stands in during the pause
+		// The check path itself refused is the evidence: the pause doubles.
+		{advance: 300_000, path: "/whoami", cache: "unavailable", retryAfter: "600", calls: 3},
+	})
 }
 
 func TestFiftyConcurrentGETsShareOneFetch(t *testing.T) {
@@ -244,11 +270,11 @@ func TestLRUBoundNeverLosesTheInFlightCall(t *testing.T) {
 
 func TestLookupNeverFetches(t *testing.T) {
 	f := newFixture(t, cache.Policy{})
-	if _, ok := f.svc.Lookup("/x"); ok {
+	if _, ok := f.svc.Lookup("/x", ""); ok {
 		t.Fatal("Lookup answered a key it has no copy of")
 	}
 	f.get("/x")
-	if res, ok := f.svc.Lookup("/x"); !ok || res.Header.Get(cache.HeaderCache) != "hit" {
+	if res, ok := f.svc.Lookup("/x", ""); !ok || res.Header.Get(cache.HeaderCache) != "hit" {
 		t.Fatalf("Lookup after a fetch: %v %v", ok, res.Header)
 	}
 	if f.up.count("/x") != 1 {
@@ -269,5 +295,38 @@ func TestPolicyValidateNamesTheField(t *testing.T) {
 		if !errors.Is(err, cache.ErrInvalidPolicy) || !strings.Contains(err.Error(), field) {
 			t.Errorf("%s: %v", field, err)
 		}
+	}
+}
+
+// byAccept is an origin whose answers vary by Accept, as it says.
+type byAccept struct{ calls int }
+
+func (o *byAccept) Fetch(_ context.Context, req origin.Request) (origin.Response, error) {
+	o.calls++
+	return origin.Response{Status: 200, Header: origin.Header{{"vary", "Accept"}}, Body: []byte(req.Header.Get("accept"))}, nil
+}
+
+func TestVaryAcceptKeepsOneCopyPerAccept(t *testing.T) {
+	db, err := sqldb.OpenMemory()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	up := &byAccept{}
+	now := int64(1_700_000_000_000)
+	svc, err := cache.Open(cache.Policy{}, cache.Options{Name: "api", Upstream: "https://api.test", DB: db, Client: up, Now: func() int64 { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range []struct{ accept, cache string }{
+		{"text/csv", "miss"}, {"application/json", "miss"}, {"text/csv", "hit"}, {"application/json", "hit"},
+	} {
+		res := svc.Get(context.Background(), "/r", s.accept)
+		if got := res.Header.Get(cache.HeaderCache); got != s.cache || string(res.Body) != s.accept {
+			t.Fatalf("step %d (%s): %s %q", i, s.accept, got, res.Body)
+		}
+	}
+	if up.calls != 2 {
+		t.Fatalf("upstream calls %d, want 2", up.calls)
 	}
 }

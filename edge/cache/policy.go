@@ -3,6 +3,7 @@ package cache
 import (
 	"errors"
 	"slices"
+	"strings"
 
 	"github.com/gatewaycircuit/gatewaycircuit/internal/emptyttl"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/policyerr"
@@ -13,10 +14,11 @@ const (
 	DefaultFreshTTLMs     = 30_000    // a copy is served as fresh this long
 	DefaultMaxStaleMs     = 120_000   // a copy older than this is never served: "unavailable" instead
 	DefaultFirstFailureMs = 5_000     // backoff after a first failure with no copy to show
-	DefaultPauseMs        = 300_000   // service pause for a 429 (or 401/403) without Retry-After
+	DefaultPauseMs        = 300_000   // service pause for a 429 (or refused credentials) without Retry-After
 	DefaultMaxPauseMs     = 1_800_000 // no pause is longer, however often it doubles
 	DefaultMaxKeys        = 2_000     // copies kept per service, least recently used evicted first
 	DefaultMaxBytes       = 32 << 20  // bytes of bodies kept per service
+	DefaultMaxBodyBytes   = 1 << 20   // the largest body read and kept; larger ones stream through
 )
 
 // DefaultBackoffMs is the per-key schedule for transient failures in a row.
@@ -42,8 +44,9 @@ type Policy struct {
 	BackoffMs []int64 `json:"backoffMs"`
 	// FirstFailureMs: the window of a first failure with no copy. Default 5 000.
 	FirstFailureMs int64 `json:"firstFailureMs"`
-	// PauseMs: the service pause for a 429, 401 or 403 without Retry-After;
-	// repeats double it. Default 300 000.
+	// PauseMs: the service pause for a 429 (or a refusal of the edge's
+	// credentials, see CredentialCheck) without Retry-After; repeats double
+	// it. Default 300 000.
 	PauseMs int64 `json:"pauseMs"`
 	// MaxPauseMs caps every pause, Retry-After included. Default 1 800 000.
 	MaxPauseMs int64 `json:"maxPauseMs"`
@@ -55,6 +58,21 @@ type Policy struct {
 	MaxKeys int `json:"maxKeys"`
 	// MaxBytes bounds the bytes of the bodies kept. Default 32 MiB.
 	MaxBytes int64 `json:"maxBytes"`
+	// MaxBodyBytes is the largest body the edge reads into memory and
+	// keeps. A larger 2xx answer streams through to its caller, uncached
+	// (x-edge-cache: pass), and callers waiting on the same fetch make
+	// their own; a larger error answer loses its body. A Durable Object's
+	// SQLite holds values of up to 2 MB. Default 1 MiB; at most MaxBytes.
+	MaxBodyBytes int64 `json:"maxBodyBytes"`
+	// CredentialCheck is a path (and query) on the service's upstream that
+	// answers 2xx while the edge's own credentials (upstreamHeaders) are
+	// accepted, e.g. "/api/me". A 401 or 403 pauses the whole service only
+	// when this path answers 401 or 403 too: one client's GET of a path the
+	// upstream refuses is that path's answer, not evidence about the edge's
+	// key. A check that passes is trusted for FreshTTLMs, so clients cannot
+	// make the edge ask it more often. Default "": a 401 or 403 never pauses
+	// the service; it passes through, uncached.
+	CredentialCheck string `json:"credentialCheck"`
 }
 
 // WithDefaults returns p with every zero field set to its default.
@@ -86,6 +104,9 @@ func (p Policy) WithDefaults() Policy {
 	if p.MaxBytes == 0 {
 		p.MaxBytes = DefaultMaxBytes
 	}
+	if p.MaxBodyBytes == 0 {
+		p.MaxBodyBytes = DefaultMaxBodyBytes
+	}
 	return p
 }
 
@@ -106,6 +127,10 @@ func (p Policy) Validate() error {
 		return policyerr.New(ErrInvalidPolicy, "maxKeys", "must be > 0")
 	case p.MaxBytes <= 0:
 		return policyerr.New(ErrInvalidPolicy, "maxBytes", "must be > 0")
+	case p.MaxBodyBytes <= 0 || p.MaxBodyBytes > p.MaxBytes:
+		return policyerr.New(ErrInvalidPolicy, "maxBodyBytes", "must be > 0 and at most maxBytes")
+	case p.CredentialCheck != "" && !strings.HasPrefix(p.CredentialCheck, "/"):
+		return policyerr.New(ErrInvalidPolicy, "credentialCheck", "must be empty or a path starting with /")
 	}
 	if _, err := emptyttl.New(emptyttl.Policy{Enabled: true, Steps: p.EmptySteps}); err != nil {
 		return policyerr.New(ErrInvalidPolicy, "emptySteps", err.Error())

@@ -6,13 +6,17 @@
 package config
 
 import (
+	"crypto/sha256"
+	"crypto/subtle"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/gatewaycircuit/gatewaycircuit/edge/cache"
 	"github.com/gatewaycircuit/gatewaycircuit/edge/ledger"
+	"github.com/gatewaycircuit/gatewaycircuit/edge/origin"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/policyerr"
 )
 
@@ -201,6 +205,47 @@ func (c *Config) Authenticate(authorization string) string {
 }
 
 // IsAdmin reports whether an Authorization header carries the admin token.
+// The tokens are compared by their SHA-256 digests in constant time, so the
+// time taken tells nothing of how much of a guess was right, nor of the
+// token's length.
 func (c *Config) IsAdmin(authorization string) bool {
-	return c.AdminToken != "" && strings.TrimSpace(authorization) == "Bearer "+c.AdminToken
+	scheme, token, ok := strings.Cut(strings.TrimSpace(authorization), " ")
+	if c.AdminToken == "" || !ok || scheme != "Bearer" {
+		return false
+	}
+	got, want := sha256.Sum256([]byte(token)), sha256.Sum256([]byte(c.AdminToken))
+	return subtle.ConstantTimeCompare(got[:], want[:]) == 1
+}
+
+// connectionFields are the client's header fields that describe its own
+// connection to the edge, not the request: the upstream request sets its own.
+var connectionFields = []string{"host", "content-length", "connection", "keep-alive", "proxy-connection", "transfer-encoding", "te", "upgrade"}
+
+// Forwarded returns the header a request forwarded as it is carries
+// upstream: a mutation, keyed or not (the same either way, its
+// Authorization and Cookie included, so an origin that authenticates its
+// users sees them on every mutation), or a path outside every service.
+// Dropped: the client's connection fields, and every field a stack could
+// read as PrincipalHeader (the header itself, and look-alikes such as
+// "x_demo_user", which stacks that fold "_" into "-" read as "x-demo-user").
+// Added: UpstreamHeaders on a service's paths (toService), and the
+// authenticated principal.
+func (c *Config) Forwarded(client origin.Header, principal string, toService bool) origin.Header {
+	var out origin.Header
+	for _, f := range client {
+		name := strings.ToLower(f[0])
+		if slices.Contains(connectionFields, name) || c.PrincipalHeader != "" && strings.ReplaceAll(name, "_", "-") == c.PrincipalHeader {
+			continue
+		}
+		out = append(out, [2]string{name, f[1]})
+	}
+	if toService {
+		for k, v := range c.UpstreamHeaders {
+			out = out.Set(strings.ToLower(k), v)
+		}
+	}
+	if c.PrincipalHeader != "" && principal != "" {
+		out = out.Set(c.PrincipalHeader, principal)
+	}
+	return out
 }

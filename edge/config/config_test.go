@@ -2,10 +2,12 @@ package config_test
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/gatewaycircuit/gatewaycircuit/edge/config"
+	"github.com/gatewaycircuit/gatewaycircuit/edge/origin"
 )
 
 const example = `{
@@ -31,7 +33,24 @@ func TestRoute(t *testing.T) {
 		{"POST", "/api/orders", "Bearer nope", `"k"`, config.Route{Kind: config.Refuse, Status: 401, Code: "unauthorized"}},
 		{"POST", "/api/orders", "Bearer tok-a", `"k"`, config.Route{Kind: config.Ledger, Service: "api", Principal: "alice", Key: "k", Upstream: "https://api.test"}},
 		{"DELETE", "/api/orders/1", "bearer tok-a", "", config.Route{Kind: config.Pass, Service: "api", Principal: "alice", Upstream: "https://api.test"}},
-		{"POST", "/api/orders", "Bearer tok-a", "k", config.Route{Kind: config.Refuse, Status: 400, Code: "invalid_idempotency_key"}},
+		{"POST", "/api/orders", "Bearer tok-a", "order_123", config.Route{Kind: config.Ledger, Service: "api", Principal: "alice", Key: "order_123", Upstream: "https://api.test"}},
+		{"POST", "/api/orders", "Bearer tok-a", `"order_123"`, config.Route{Kind: config.Ledger, Service: "api", Principal: "alice", Key: "order_123", Upstream: "https://api.test"}},
+		{"POST", "/api/orders", "Bearer tok-a", "a, b", config.Route{Kind: config.Refuse, Status: 400, Code: "invalid_idempotency_key"}},
+		{"POST", "/api/orders", "Bearer tok-a", `"k`, config.Route{Kind: config.Refuse, Status: 400, Code: "invalid_idempotency_key"}},
+		{"POST", "/api/orders", "Bearer tok-a", "é", config.Route{Kind: config.Refuse, Status: 400, Code: "invalid_idempotency_key"}},
+		{"GET", "/api/..%2fadmin", "", "", config.Route{Kind: config.Refuse, Status: 400, Code: "ambiguous_path"}},
+		{"GET", "/api/..;/admin", "", "", config.Route{Kind: config.Refuse, Status: 400, Code: "ambiguous_path"}},
+		{"GET", "/api/%2e%2E/admin", "", "", config.Route{Kind: config.Refuse, Status: 400, Code: "ambiguous_path"}},
+		{"GET", "/api/a%5cb", "", "", config.Route{Kind: config.Refuse, Status: 400, Code: "ambiguous_path"}},
+		{"GET", "/api/v1.2/items;x=1", "", "", config.Route{Kind: config.Cache, Service: "api"}},
+		{"GET", "/api/na%C3%AFve", "", "", config.Route{Kind: config.Cache, Service: "api"}},
+		{"GET", "/api/100%", "", "", config.Route{Kind: config.Refuse, Status: 400, Code: "ambiguous_path"}},
+		{"GET", "/api/a%2", "", "", config.Route{Kind: config.Refuse, Status: 400, Code: "ambiguous_path"}},
+		{"GET", "/api/a%zz", "", "", config.Route{Kind: config.Refuse, Status: 400, Code: "ambiguous_path"}},
+		{"GET", "/api/%2E.", "", "", config.Route{Kind: config.Refuse, Status: 400, Code: "ambiguous_path"}},
+		{"POST", "/__edge/jobs/nope", "Bearer root", "", config.Route{Kind: config.Refuse, Status: 404, Code: "no_job"}},
+		{"GET", "/__edge/metrics", "Bearer rootx", "", config.Route{Kind: config.Refuse, Status: 401, Code: "admin_unauthorized"}},
+		{"GET", "/__edge/metrics", "Bearer roo", "", config.Route{Kind: config.Refuse, Status: 401, Code: "admin_unauthorized"}},
 		{"OPTIONS", "/api/orders", "", "", config.Route{Kind: config.Refuse, Status: 405, Code: "method_not_allowed"}},
 		{"GET", "/__edge/metrics", "Bearer root", "", config.Route{Kind: config.Admin}},
 		{"GET", "/__edge/metrics", "Bearer tok-a", "", config.Route{Kind: config.Refuse, Status: 401, Code: "admin_unauthorized"}},
@@ -75,5 +94,20 @@ func TestPassUnmatched(t *testing.T) {
 	}
 	if _, err := config.Parse(`{"upstream": "https://a", "principalHeader": "X-User", "services": [{"name": "a", "prefix": "/a/"}]}`); !errors.Is(err, config.ErrInvalid) {
 		t.Fatal("an upper-case principalHeader was accepted")
+	}
+}
+
+func TestForwardedDropsPrincipalLookAlikes(t *testing.T) {
+	c, err := config.Parse(`{"upstream": "https://a", "principalHeader": "x-demo-user", "upstreamHeaders": {"X-Api-Key": "k"}, "services": [{"name": "a", "prefix": "/a/"}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := origin.Header{{"authorization", "Bearer t"}, {"cookie", "s=1"}, {"x_demo_user", "admin"}, {"x-demo-user", "admin"}, {"X_Demo-User", "admin"}, {"host", "edge"}}
+	want := origin.Header{{"authorization", "Bearer t"}, {"cookie", "s=1"}, {"x-api-key", "k"}, {"x-demo-user", "alice"}}
+	if got := c.Forwarded(client, "alice", true); !reflect.DeepEqual(got, want) {
+		t.Fatalf("%v", got)
+	}
+	if got := c.Forwarded(client, "", false); !reflect.DeepEqual(got, want[:2]) {
+		t.Fatalf("outside every service: %v", got)
 	}
 }

@@ -1,6 +1,10 @@
 package config
 
-import "github.com/gatewaycircuit/gatewaycircuit/internal/idempotency"
+import (
+	"strings"
+
+	"github.com/gatewaycircuit/gatewaycircuit/internal/idempotency"
+)
 
 // Kind is where a request goes.
 type Kind string
@@ -28,9 +32,17 @@ type Route struct {
 // Durable Object sees the request: a mutation whose principal is unknown
 // (never known, or revoked) gets 401 and never reaches a replay.
 func (c *Config) Route(method, path, authorization, idempotencyKey string) Route {
-	if len(path) >= 8 && path[:8] == "/__edge/" {
+	if ambiguous(path) {
+		return Route{Kind: Refuse, Status: 400, Code: "ambiguous_path"}
+	}
+	if strings.HasPrefix(path, "/__edge/") {
 		if !c.IsAdmin(authorization) {
 			return Route{Kind: Refuse, Status: 401, Code: "admin_unauthorized"}
+		}
+		if name, ok := strings.CutPrefix(path, "/__edge/jobs/"); ok {
+			if _, ok := c.Job(name); !ok {
+				return Route{Kind: Refuse, Status: 404, Code: "no_job"}
+			}
 		}
 		return Route{Kind: Admin}
 	}
@@ -55,9 +67,91 @@ func (c *Config) Route(method, path, authorization, idempotencyKey string) Route
 	if idempotencyKey == "" {
 		return Route{Kind: Pass, Service: svc.Name, Principal: principal, Upstream: svc.Upstream}
 	}
-	key, err := idempotency.ParseHeader(idempotencyKey)
-	if err != nil {
+	key, ok := ParseIdempotencyKey(idempotencyKey)
+	if !ok {
 		return Route{Kind: Refuse, Status: 400, Code: "invalid_idempotency_key"}
 	}
 	return Route{Kind: Ledger, Service: svc.Name, Principal: principal, Key: key, Upstream: svc.Upstream}
+}
+
+// ParseIdempotencyKey reads an Idempotency-Key header in either form
+// clients send: a Structured Field string (`"order-123"`, what the browser
+// module and the IETF draft send) or a bare token (`order_123`, what
+// Stripe's clients and most others send). Both name the same key. Refused:
+// an empty key, one longer than idempotency.MaxKeyLen, any character that
+// is not printable ASCII, and a bare value holding a space, a comma, a
+// quote or a backslash (it would read differently as a Structured Field).
+func ParseIdempotencyKey(value string) (string, bool) {
+	v := strings.Trim(value, " \t")
+	if strings.HasPrefix(v, `"`) {
+		key, err := idempotency.ParseHeader(v)
+		return key, err == nil
+	}
+	if strings.ContainsAny(v, ` ,"\`) || idempotency.CheckKey(v) != nil {
+		return "", false
+	}
+	return v, true
+}
+
+// ambiguous reports a path whose meaning an upstream may read differently
+// from the edge: a segment that is "." or ".." once percent-decoded or cut
+// at ";" (servlet containers drop ";params": "/api/..;/admin"), or one
+// holding an encoded "/" or "\" ("/api/..%2fadmin"). The edge routes by the
+// path as written, so it refuses these rather than forward them with its
+// own credentials.
+func ambiguous(path string) bool {
+	for seg := range strings.SplitSeq(path, "/") {
+		if !strings.ContainsAny(seg, ".%;\\") {
+			continue
+		}
+		if strings.Contains(seg, "\\") {
+			return true
+		}
+		decoded, ok := unescape(seg)
+		if !ok || strings.ContainsAny(decoded, "/\\") {
+			return true
+		}
+		decoded, _, _ = strings.Cut(decoded, ";")
+		if decoded == "." || decoded == ".." {
+			return true
+		}
+	}
+	return false
+}
+
+// unescape decodes a path segment's %XX escapes; ok is false for a
+// malformed one. (net/url would do, at a size cost in the worker's wasm.)
+func unescape(seg string) (string, bool) {
+	if !strings.Contains(seg, "%") {
+		return seg, true
+	}
+	out := make([]byte, 0, len(seg))
+	for i := 0; i < len(seg); i++ {
+		if seg[i] != '%' {
+			out = append(out, seg[i])
+			continue
+		}
+		if i+2 >= len(seg) {
+			return "", false
+		}
+		hi, lo := unhex(seg[i+1]), unhex(seg[i+2])
+		if hi < 0 || lo < 0 {
+			return "", false
+		}
+		out = append(out, byte(hi<<4|lo))
+		i += 2
+	}
+	return string(out), true
+}
+
+func unhex(c byte) int {
+	switch {
+	case '0' <= c && c <= '9':
+		return int(c - '0')
+	case 'a' <= c && c <= 'f':
+		return int(c - 'a' + 10)
+	case 'A' <= c && c <= 'F':
+		return int(c - 'A' + 10)
+	}
+	return -1
 }

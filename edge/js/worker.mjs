@@ -10,9 +10,9 @@
 //   now() -> Unix ms (the edge's clock); setClockOffset(ms) (testClock only)
 //   openCache(sql, service) -> {get(key, accept) -> answer | Promise<answer>, metrics() -> JSON, keys() -> JSON}
 //   openLedger(sql) -> {do(operation, key, method, url, headers, body, principal) -> Promise<answer>, metrics() -> JSON}
-//   principalHeader() -> the header that tells the upstream who the caller is ("" for none)
+//   forwarded(headers, principal, toService) -> the headers of a request forwarded as it is
 //   openJobs(sql) -> {run(job) -> Promise<JSON>}
-// An answer is {status, headers: [[name, value]...], body: Uint8Array}.
+// An answer is {status, headers: [[name, value]...], body: Uint8Array, held?: id}.
 import "./wasm_exec.js";
 import wasm from "./edge.wasm";
 import { DurableObject } from "cloudflare:workers";
@@ -38,10 +38,76 @@ function start(env) {
   return starting;
 }
 
-// upstreamFetch is Go's only way out: one request, the whole answer read.
-async function upstreamFetch(url, method, headers, body, timeoutMs) {
-  const res = await fetch(url, { method, headers, body: body ?? undefined, signal: AbortSignal.timeout(timeoutMs) });
-  return { status: res.status, headers: [...res.headers], body: new Uint8Array(await res.arrayBuffer()) };
+// upstreamFetch is Go's only way out: one request, its answer read.
+// A redirect is never followed (here or in passThrough): it is the caller's
+// answer, and following it would carry the edge's own headers (its API key)
+// to whatever origin the Location names.
+//
+// With maxBytes > 0, a body larger than that is never read into memory (Go's
+// wasm memory never shrinks): a 2xx answer's body is held for the one caller
+// Go hands it to, who streams it through (held: its id); another answer's
+// body is dropped (an error page is not worth the memory). timeoutMs bounds
+// the wait for the answer, and the reading of a body that is read whole.
+async function upstreamFetch(url, method, headers, body, timeoutMs, maxBytes) {
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(new Error(`no answer in ${timeoutMs} ms`)), timeoutMs);
+  try {
+    const res = await fetch(url, { method, headers, body: body ?? undefined, redirect: "manual", signal: abort.signal });
+    const head = { status: res.status, headers: [...res.headers] };
+    if (!maxBytes || !res.body) return { ...head, body: new Uint8Array(await res.arrayBuffer()) };
+    if (Number(res.headers.get("content-length")) > maxBytes) return hold(head, res.body);
+    const reader = res.body.getReader();
+    const chunks = [];
+    let n = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      n += value.byteLength;
+      if (n > maxBytes) return hold(head, replay(chunks, reader));
+    }
+    const all = new Uint8Array(n);
+    chunks.reduce((at, c) => (all.set(c, at), at + c.byteLength), 0);
+    return { ...head, body: all };
+  } finally {
+    clearTimeout(timer); // a held body streams at its reader's pace
+  }
+}
+
+// Bodies too large to read, by id, until their caller takes them (takeHeld).
+const held = new Map();
+let heldSeq = 0;
+
+function hold(head, stream) {
+  if (head.status < 200 || head.status > 299) {
+    stream.cancel().catch(() => {});
+    return { ...head, body: new Uint8Array(0) };
+  }
+  held.set(++heldSeq, stream);
+  return { ...head, body: new Uint8Array(0), held: heldSeq };
+}
+
+// replay is a stream of the chunks already read, then the rest of reader.
+function replay(chunks, reader) {
+  return new ReadableStream({
+    start(c) {
+      for (const x of chunks) c.enqueue(x);
+    },
+    async pull(c) {
+      const { done, value } = await reader.read();
+      if (done) c.close();
+      else c.enqueue(value);
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  });
+}
+
+function takeHeld(id) {
+  const stream = held.get(id);
+  held.delete(id);
+  return stream;
 }
 
 // sqlExec runs one statement; blobs cross as Uint8Array both ways.
@@ -57,7 +123,8 @@ const nullBody = new Set([101, 204, 205, 304]);
 
 function toResponse(a) {
   if (a.error) throw a.error;
-  return new Response(nullBody.has(a.status) ? null : a.body, { status: a.status, headers: a.headers });
+  const body = a.held ? takeHeld(a.held) : a.body;
+  return new Response(nullBody.has(a.status) ? null : body, { status: a.status, headers: a.headers });
 }
 
 function json(status, value) {
@@ -94,14 +161,17 @@ export default {
   },
 };
 
-function passThrough(api, request, url, r) {
-  const forwarded = new Request(r.upstream.replace(/\/$/, "") + url.pathname + url.search, request);
-  const principalHeader = api.principalHeader();
-  if (principalHeader) {
-    forwarded.headers.delete(principalHeader);
-    if (r.principal) forwarded.headers.set(principalHeader, r.principal);
-  }
-  return fetch(forwarded);
+// passThrough forwards a keyless mutation, or a path outside every service,
+// with the headers Go decides (the same as a keyed mutation's).
+async function passThrough(api, request, url, r) {
+  const headers = api.forwarded([...request.headers], r.principal, r.service !== "");
+  const hasBody = request.method !== "GET" && request.method !== "HEAD";
+  return fetch(r.upstream.replace(/\/$/, "") + url.pathname + url.search, {
+    method: request.method,
+    headers,
+    body: hasBody ? await request.arrayBuffer() : undefined,
+    redirect: "manual",
+  });
 }
 
 // admin: /__edge/metrics?service=NAME | ?principal=NAME, /__edge/keys?service=NAME,
@@ -167,7 +237,7 @@ export class EdgeLedger extends DurableObject {
     if (url.pathname === "/__edge/metrics") return json(200, this.ledger.metrics());
     const r = routeOf(api, request, url);
     const upstream = r.upstream.replace(/\/$/, "");
-    const headers = [...request.headers].filter(([k]) => k === "content-type" || k === "accept" || k === "idempotency-key");
+    const headers = [...request.headers];
     const body = new Uint8Array(await request.arrayBuffer());
     const operation = request.method + " " + url.pathname;
     return toResponse(await this.ledger.do(operation, r.key, request.method, upstream + url.pathname + url.search, headers, body, r.principal));

@@ -10,8 +10,13 @@
 //   - the same key with another body is refused with 422;
 //   - duplicates that arrive while the first is in flight wait for it and
 //     share its answer;
-//   - a forward that failed (no answer) stays recorded as failed, and its
-//     recorded 502 is what a retry gets: the effect may have happened;
+//   - an answer that says the request was not acted on (408, 409, 429,
+//     503) releases the key: the record is deleted, the answer (with its
+//     Retry-After) goes to the caller, and a retry is forwarded as new;
+//   - an answer that leaves the effect unknown (another 5xx, or none) is
+//     recorded as unknown, and a retry with the same body is forwarded
+//     again, with the same Idempotency-Key: the origin, which has seen the
+//     key, decides whether it acts (exactly once when it honours keys);
 //   - a record left pending by an edge that died mid-request (its effect
 //     unknown) answers 409 "in doubt" instead of forwarding again.
 //
@@ -53,6 +58,8 @@ const (
 	CountJoined    = "joined"    // duplicates that waited for the one in flight
 	CountConflicts = "conflicts" // 422: same key, other body
 	CountInDoubt   = "inDoubt"   // 409: pending record of a dead edge
+	CountReleased  = "released"  // keys released by an answer that says "not done"
+	CountRetried   = "retried"   // forwards of a key whose earlier outcome was unknown
 )
 
 // ErrInvalidPolicy is the sentinel for a Policy that fails Validate.
@@ -103,10 +110,34 @@ const schema = `CREATE TABLE IF NOT EXISTS ledger (
 
 // Record states.
 const (
-	pending = "pending"
-	done    = "done"
-	failed  = "failed"
+	pending = "pending" // forwarded, no answer yet (or the edge died waiting)
+	done    = "done"    // answered: replayed to every retry
+	unknown = "failed"  // the effect is unknown (5xx, no answer): a retry is forwarded again
 )
+
+// Outcome is what an upstream answer (or its absence) makes of a record.
+type Outcome int
+
+const (
+	Done     Outcome = iota // definitive: recorded and replayed
+	NotDone                 // the upstream says it did not act: the key is released
+	Unknown                 // it may or may not have acted: the next retry asks again
+)
+
+// OutcomeOf classifies an answer's status; answered is false when there was
+// none. The statuses after which the browser module retries with the same
+// key (408, 409, 429, 5xx, none) are exactly those that are not Done.
+func OutcomeOf(status int, answered bool) Outcome {
+	switch {
+	case !answered:
+		return Unknown
+	case status == 408 || status == 409 || status == 429 || status == 503:
+		return NotDone
+	case idempotency.Outcome(status) == idempotency.Failed:
+		return Unknown
+	}
+	return Done
+}
 
 // Ledger is the records of one principal.
 type Ledger struct {
@@ -185,31 +216,39 @@ func (l *Ledger) Do(ctx context.Context, operation, key string, req origin.Reque
 			return problem(409, "idempotency_in_flight", "the first request with this key is still in flight")
 		}
 	}
-	rows, err := l.db.Exec(`SELECT fingerprint, state, status, header, body FROM ledger WHERE operation = ? AND key = ?`, operation, key)
+	// A record past its retention is gone, whether or not a write has
+	// pruned it yet.
+	rows, err := l.db.Exec(`SELECT fingerprint, state, status, header, body FROM ledger WHERE operation = ? AND key = ? AND created_at >= ?`,
+		operation, key, now-l.policy.RetentionMs)
 	if err != nil {
 		l.mu.Unlock()
 		return problem(500, "ledger_unavailable", err.Error())
 	}
 	if len(rows) == 1 {
-		l.mu.Unlock()
 		r := rows[0]
 		switch {
 		case sqldb.String(r[0]) != fp:
+			l.mu.Unlock()
 			l.Stats.Add(CountConflicts, 1)
 			return problem(422, "idempotency_key_reused", "the key was used with another body")
 		case sqldb.String(r[1]) == pending:
 			// Recorded before forwarding by an edge that is gone: whether
 			// the upstream saw it is unknown, so it is not sent again.
+			l.mu.Unlock()
 			l.Stats.Add(CountInDoubt, 1)
 			return problem(409, "idempotency_in_doubt", "an earlier request with this key was cut off; its outcome is unknown")
+		case sqldb.String(r[1]) == done:
+			l.mu.Unlock()
+			l.Stats.Add(CountReplayed, 1)
+			return replayed(origin.Response{Status: int(sqldb.Int(r[2])), Header: origin.Decode(sqldb.String(r[3])), Body: sqldb.Bytes(r[4])})
 		}
-		l.Stats.Add(CountReplayed, 1)
-		return replayed(origin.Response{Status: int(sqldb.Int(r[2])), Header: origin.Decode(sqldb.String(r[3])), Body: sqldb.Bytes(r[4])})
+		l.Stats.Add(CountRetried, 1) // unknown: asked again, below
 	}
 	l.prune(now)
 	// The record is durable before the request leaves: a Durable Object
 	// holds outgoing messages until its writes are stored.
-	if _, err := l.db.Exec(`INSERT INTO ledger (operation, key, fingerprint, state, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)`,
+	if _, err := l.db.Exec(`INSERT INTO ledger (operation, key, fingerprint, state, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT (operation, key) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at`,
 		operation, key, fp, pending, now, now); err != nil {
 		l.mu.Unlock()
 		return problem(500, "ledger_unavailable", err.Error())
@@ -220,16 +259,23 @@ func (l *Ledger) Do(ctx context.Context, operation, key string, req origin.Reque
 
 	l.Stats.Add(CountForwarded, 1)
 	ans, err := l.client.Fetch(context.WithoutCancel(ctx), req)
-	state := done
+	outcome := OutcomeOf(ans.Status, err == nil)
 	if err != nil {
 		ans = problem(502, "upstream_unreachable", err.Error())
-		state = failed
-	} else if idempotency.Outcome(ans.Status) == idempotency.Failed {
-		state = failed
 	}
 	ans.Header = origin.Keep(ans.Header)
-	_, _ = l.db.Exec(`UPDATE ledger SET state = ?, status = ?, header = ?, body = ?, updated_at = ? WHERE operation = ? AND key = ?`,
-		state, int64(ans.Status), origin.Encode(ans.Header), ans.Body, l.now(), operation, key)
+	switch outcome {
+	case NotDone:
+		l.Stats.Add(CountReleased, 1)
+		_, _ = l.db.Exec(`DELETE FROM ledger WHERE operation = ? AND key = ?`, operation, key)
+	default:
+		state := done
+		if outcome == Unknown {
+			state = unknown
+		}
+		_, _ = l.db.Exec(`UPDATE ledger SET state = ?, status = ?, header = ?, body = ?, updated_at = ? WHERE operation = ? AND key = ?`,
+			state, int64(ans.Status), origin.Encode(ans.Header), ans.Body, l.now(), operation, key)
+	}
 
 	l.mu.Lock()
 	f.res = ans

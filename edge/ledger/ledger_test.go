@@ -37,8 +37,11 @@ func (e *effects) Fetch(_ context.Context, req origin.Request) (origin.Response,
 	if status == 0 {
 		status = 201
 	}
-	return origin.Response{Status: status, Header: origin.Header{{"content-type", "application/json"}, {"set-cookie", "x"}},
-		Body: []byte(`{"effect":` + string(rune('0'+n)) + `}`)}, nil
+	h := origin.Header{{"content-type", "application/json"}, {"set-cookie", "x"}}
+	if status == 429 {
+		h = append(h, [2]string{"retry-after", "1"})
+	}
+	return origin.Response{Status: status, Header: h, Body: []byte(`{"effect":` + string(rune('0'+n)) + `}`)}, nil
 }
 
 func (e *effects) count() int {
@@ -71,7 +74,7 @@ func post(body string) origin.Request {
 
 func replayed(r origin.Response) bool { return r.Header.Get(ledger.HeaderReplayed) == "true" }
 
-func TestReplayConflictAndRecordedFailure(t *testing.T) {
+func TestReplayConflictAndUnknownOutcome(t *testing.T) {
 	now := int64(1_000)
 	up := &effects{}
 	l := open(t, memory(t), up, &now, ledger.Policy{})
@@ -97,11 +100,45 @@ func TestReplayConflictAndRecordedFailure(t *testing.T) {
 	failed := l.Do(ctx, "POST /orders", "k2", post(`{}`))
 	up.down = false
 	retry := l.Do(ctx, "POST /orders", "k2", post(`{}`))
-	if failed.Status != 502 || retry.Status != 502 || !replayed(retry) {
-		t.Fatalf("failed forward %d, retry %d %v", failed.Status, retry.Status, replayed(retry))
+	if failed.Status != 502 || retry.Status != 201 || replayed(retry) {
+		t.Fatalf("failed forward %d, retry %d %v: an unknown outcome is asked again", failed.Status, retry.Status, replayed(retry))
 	}
-	if up.count() != 3 {
-		t.Fatalf("effects %d, want 3", up.count())
+	if again := l.Do(ctx, "POST /orders", "k2", post(`{}`)); !replayed(again) || again.Status != 201 {
+		t.Fatalf("after the retry's answer: %d %v", again.Status, replayed(again))
+	}
+	if up.count() != 4 {
+		t.Fatalf("forwards %d, want 4", up.count())
+	}
+}
+
+func TestOutcomes(t *testing.T) {
+	for _, tc := range []struct {
+		status   int
+		answered bool
+		want     ledger.Outcome
+	}{
+		{201, true, ledger.Done}, {303, true, ledger.Done}, {400, true, ledger.Done}, {422, true, ledger.Done},
+		{408, true, ledger.NotDone}, {409, true, ledger.NotDone}, {429, true, ledger.NotDone}, {503, true, ledger.NotDone},
+		{500, true, ledger.Unknown}, {502, true, ledger.Unknown}, {504, true, ledger.Unknown}, {0, false, ledger.Unknown},
+	} {
+		if got := ledger.OutcomeOf(tc.status, tc.answered); got != tc.want {
+			t.Errorf("%d answered=%v: %d, want %d", tc.status, tc.answered, got, tc.want)
+		}
+	}
+}
+
+func TestNotDoneReleasesTheKeyAndKeepsRetryAfter(t *testing.T) {
+	now := int64(1_000)
+	up := &effects{status: 429}
+	l := open(t, memory(t), up, &now, ledger.Policy{})
+	ctx := context.Background()
+	first := l.Do(ctx, "POST /orders", "k", post(`{}`))
+	if first.Status != 429 || first.Header.Get("retry-after") != "1" || l.Len() != 0 {
+		t.Fatalf("%d %v, records %d", first.Status, first.Header, l.Len())
+	}
+	up.status = 0
+	if r := l.Do(ctx, "POST /orders", "k", post(`{}`)); r.Status != 201 || replayed(r) || up.count() != 2 {
+		t.Fatalf("retry %d %v, forwards %d", r.Status, replayed(r), up.count())
 	}
 }
 

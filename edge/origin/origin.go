@@ -40,13 +40,20 @@ type Request struct {
 	URL    string
 	Header Header
 	Body   []byte
+	// MaxBodyBytes, when > 0, bounds the answer's body that is read: a
+	// larger one is not read into memory but held (Response.Held).
+	MaxBodyBytes int64
 }
 
-// Response is an answer with its body read.
+// Response is an answer with its body read, or held.
 type Response struct {
 	Status int
 	Header Header
 	Body   []byte
+	// Held, when not 0, says the body was larger than the request's
+	// MaxBodyBytes: it was not read, and the worker's JS side holds the
+	// answer under this id, for one caller to stream through.
+	Held int
 }
 
 // ErrUnreachable is the sentinel for a request that got no answer (network
@@ -59,9 +66,10 @@ type Client interface {
 	Fetch(ctx context.Context, req Request) (Response, error)
 }
 
-// stored lists the answer's fields worth keeping with a cached copy: what
-// describes the body, not the connection it came over.
-var stored = []string{"content-type", "content-language", "cache-control", "etag", "last-modified", "vary", "link"}
+// stored lists the answer's fields worth keeping with a cached copy or a
+// recorded answer: what describes the body or where it points, not the
+// connection it came over.
+var stored = []string{"content-type", "content-language", "cache-control", "etag", "last-modified", "vary", "link", "location", "retry-after"}
 
 // Keep returns the fields of h worth storing with a cached body.
 func Keep(h Header) Header {

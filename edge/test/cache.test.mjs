@@ -184,3 +184,33 @@ test("the counters survive a restart", async () => {
   await restart("SIGKILL");
   assert.deepEqual(await edge.metrics("service=api"), before);
 });
+
+test("Vary: Accept keeps one copy per Accept; a Vary on headers the edge does not forward splits nothing; Vary: * is never kept", async () => {
+  const as = async (path, accept) => {
+    const r = await fetch(edge.url + path, { headers: { accept } });
+    return { cache: r.headers.get("x-edge-cache"), body: await r.text() };
+  };
+  await up.mode({ path: "/api/variants", vary: "Accept" });
+  const csv = await as("/api/variants", "text/csv");
+  const json = await as("/api/variants", "application/json");
+  assert.deepEqual([csv.cache, JSON.parse(csv.body).accept], ["miss", "text/csv"]);
+  assert.deepEqual([json.cache, JSON.parse(json.body).accept], ["miss", "application/json"]);
+  assert.deepEqual(await as("/api/variants", "text/csv"), { cache: "hit", body: csv.body });
+  assert.deepEqual(await as("/api/variants", "application/json"), { cache: "hit", body: json.body });
+  assert.equal(await calls("/api/variants"), 2);
+
+  // Callers with another Accept never join a fetch in flight: the leader's Accept went upstream.
+  await up.mode({ path: "/api/inflight", vary: "Accept", delayMs: 500 });
+  const [a, b] = await Promise.all([as("/api/inflight", "text/csv"), as("/api/inflight", "application/json")]);
+  assert.deepEqual([JSON.parse(a.body).accept, JSON.parse(b.body).accept], ["text/csv", "application/json"]);
+
+  await up.mode({ path: "/api/cors", vary: "Origin, Accept-Encoding" }); // the edge sends neither from its client
+  assert.equal((await as("/api/cors", "text/csv")).cache, "miss");
+  assert.equal((await as("/api/cors", "application/json")).cache, "hit");
+  assert.equal(await calls("/api/cors"), 1);
+
+  await up.mode({ path: "/api/star", vary: "*" });
+  assert.equal((await as("/api/star", "text/csv")).cache, "pass");
+  assert.equal((await as("/api/star", "text/csv")).cache, "pass");
+  assert.equal(await calls("/api/star"), 2);
+});

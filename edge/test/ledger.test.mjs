@@ -9,12 +9,16 @@ const config = () => ({
   upstream: up.url,
   services: [{ name: "api", prefix: "/api/" }],
   tokens: { "tok-alice": "alice", "tok-bob": "bob" },
+  upstreamHeaders: { "x-api-key": "edge-key" },
+  principalHeader: "x-demo-user",
   jobs: [{ name: "collect", path: "/jobs/collect", steps: 3 }],
+  testClock: true,
 });
 
-function post(path, body, { key, token = "tok-alice", raw = false } = {}) {
+function post(path, body, { key, rawKey, token = "tok-alice", raw = false } = {}) {
   const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
   if (key) headers["idempotency-key"] = `"${key}"`;
+  if (rawKey) headers["idempotency-key"] = rawKey;
   return fetch(edge.url + path, { method: "POST", headers, body: raw ? body : JSON.stringify(body) }).then(async (r) => ({
     status: r.status, replayed: r.headers.get("idempotency-replayed") === "true", body: await r.text(),
   }));
@@ -53,7 +57,7 @@ test("the same body with its keys reordered is a replay; another body is 422", a
   assert.equal(await effects("k-order"), 1);
 });
 
-test("keys are per principal, and a failed forward stays recorded", async () => {
+test("keys are per principal, and a forward whose outcome is unknown is asked again with its key", async () => {
   assert.equal((await post("/api/orders", { a: 1 }, { key: "k-shared" })).replayed, false);
   assert.equal((await post("/api/orders", { a: 1 }, { key: "k-shared", token: "tok-bob" })).replayed, false);
   assert.equal(await effects("k-shared"), 2);
@@ -62,8 +66,9 @@ test("keys are per principal, and a failed forward stays recorded", async () => 
   const first = await post("/api/fails", { a: 1 }, { key: "k-fail" });
   await up.mode({ path: "/api/fails", status: 0 });
   const retry = await post("/api/fails", { a: 1 }, { key: "k-fail" });
-  assert.deepEqual([first.status, retry.status, retry.replayed, retry.body], [500, 500, true, "boom"]);
-  assert.equal(await effects("k-fail"), 1);
+  assert.deepEqual([first.status, retry.status, retry.replayed], [500, 201, false]);
+  assert.equal((await up.counts())["POST /api/fails"], 2, "forwarded again: the origin, which saw the key, decides");
+  assert.deepEqual(await post("/api/fails", { a: 1 }, { key: "k-fail" }), { ...retry, replayed: true });
 });
 
 test("an unknown or revoked principal gets 401, never a replay", async () => {
@@ -118,4 +123,69 @@ test("a mutation without an Idempotency-Key is forwarded as it is, each time", a
   assert.deepEqual([a.status, b.status, b.replayed], [201, 201, false]);
   assert.equal((await up.counts()).effects, before + 2);
   assert.equal((await post("/api/notes", { n: 1 }, { token: "nope" })).status, 401);
+});
+
+test("keyed and keyless mutations carry the same credentials upstream; look-alikes of the principal header are dropped", async () => {
+  const send = (key) =>
+    fetch(edge.url + "/api/creds", {
+      method: "POST",
+      headers: {
+        authorization: "Bearer tok-alice", cookie: "session=s1", "content-type": "application/json", "x-trace": "t1",
+        "x-demo-user": "admin", x_demo_user: "admin", ...(key ? { "idempotency-key": key } : {}),
+      },
+      body: "{}",
+    });
+  assert.equal((await send('"k-creds"')).status, 201);
+  assert.equal((await send()).status, 201);
+  const got = (await up.seen()).filter((s) => s.uri === "/api/creds").map((s) => s.header);
+  assert.equal(got.length, 2);
+  for (const h of got) {
+    assert.equal(h.authorization, "Bearer tok-alice");
+    assert.equal(h.cookie, "session=s1");
+    assert.equal(h["x-trace"], "t1");
+    assert.equal(h["x-api-key"], "edge-key");
+    assert.equal(h["x-demo-user"], "alice");
+    assert.equal(h.x_demo_user, undefined);
+  }
+  const { "idempotency-key": _, ...keyed } = got[0];
+  assert.deepEqual(Object.keys(keyed).sort(), Object.keys(got[1]).sort(), "the same fields either way");
+});
+
+test("an unknown job is a 404 with a JSON body", async () => {
+  const r = await edge.admin("/__edge/jobs/nope", { method: "POST" });
+  assert.equal(r.status, 404);
+  assert.deepEqual(await r.json(), { error: "no_job" });
+});
+
+test("a bare-token Idempotency-Key (as Stripe's clients send it) is the same key as its sf-string", async () => {
+  const first = await post("/api/orders", { sku: 7 }, { rawKey: "order_123" });
+  assert.deepEqual([first.status, first.replayed], [201, false]);
+  const again = await post("/api/orders", { sku: 7 }, { rawKey: '"order_123"' });
+  assert.deepEqual([again.status, again.replayed, again.body], [201, true, first.body]);
+  assert.equal(await effects("order_123"), 1);
+  const bad = await post("/api/orders", { sku: 7 }, { rawKey: "a, b" });
+  assert.deepEqual([bad.status, JSON.parse(bad.body).error], [400, "invalid_idempotency_key"]);
+});
+
+test("paths an upstream may read as another one (..%2f, ..;) are refused, never forwarded with the edge's headers", async () => {
+  const before = await up.counts();
+  for (const path of ["/api/..%2fadmin", "/api/..;/admin", "/api/%2e%2e%2fadmin"]) {
+    const g = await fetch(edge.url + path);
+    assert.deepEqual([g.status, (await g.json()).error], [400, "ambiguous_path"], path);
+    const p = await post(path, { x: 1 }, { key: "k-path" });
+    assert.equal(p.status, 400, path);
+  }
+  assert.deepEqual(await up.counts(), before);
+});
+
+// Last: it moves the edge's clock a day on.
+test("a record past its retention is not replayed, though no write has pruned it yet", async () => {
+  const first = await post("/api/orders", { n: 24 }, { key: "k-retained" });
+  await edge.setClock(24 * 3600_000 - 60_000);
+  assert.equal((await post("/api/orders", { n: 24 }, { key: "k-retained" })).replayed, true);
+  await edge.setClock(24 * 3600_000 + 5 * 60_000);
+  const late = await post("/api/orders", { n: 24 }, { key: "k-retained" });
+  assert.deepEqual([late.status, late.replayed], [201, false]);
+  assert.notEqual(late.body, first.body);
+  assert.equal(await effects("k-retained"), 2);
 });

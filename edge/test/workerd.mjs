@@ -64,6 +64,7 @@ export async function startUpstream() {
   return {
     url,
     counts: () => fetch(url + "/__up/counts").then((r) => r.json()),
+    seen: () => fetch(url + "/__up/seen").then((r) => r.json()),
     mode: (m) => post("/__up/mode", m),
     reset: () => post("/__up/reset"),
     stop: () => child.kill(),

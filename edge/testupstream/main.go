@@ -5,6 +5,18 @@
 //	POST /__up/mode  {"path": "/api/x", "status": 429, "retryAfter": "10", "delayMs": 0, "body": "[]"}
 //	POST /__up/reset                 forget modes and counts
 //	GET  /__up/counts                {"GET /api/x": 3, "effects": 1, ...}
+//	GET  /__up/seen                  [{"method","uri","header":{name: value}}...]: every request, in order
+//
+// A mode's "fail": N applies the mode to the first N requests of the path
+// only (then it answers as without a mode); a failure with a "status" does
+// not act (no effect), one with only "delayMs" acts and answers late. A
+// mode's "keys" makes the path honour Idempotency-Keys as an origin ledger
+// would: a POST whose key has acted is answered with the same answer again,
+// with no new effect.
+// A mode's "size" answers 200 with a body of that many bytes ("x"…), sent
+// in 64 KiB writes with no Content-Length when "chunked" is set.
+// A mode's "location" is sent as the Location header (for 3xx answers); its
+// "vary" as Vary, and then the body names the request's Accept.
 //
 // Without a mode, a GET answers 200 with a small JSON body naming the path
 // and the count; a POST is an "effect" (counted under "effects") answered
@@ -32,12 +44,27 @@ type mode struct {
 	RetryAfter string `json:"retryAfter"`
 	DelayMs    int    `json:"delayMs"`
 	Body       string `json:"body"`
+	Location   string `json:"location"`
+	Vary       string `json:"vary"`
+	Size       int    `json:"size"`
+	Chunked    bool   `json:"chunked"`
+	Fail       int    `json:"fail"`
+	Keys       bool   `json:"keys"`
+}
+
+// seen is one request as the upstream got it.
+type seen struct {
+	Method string            `json:"method"`
+	URI    string            `json:"uri"`
+	Header map[string]string `json:"header"`
 }
 
 type server struct {
 	mu     sync.Mutex
 	modes  map[string]mode
 	counts map[string]int
+	seen   []seen
+	acted  map[string]string // Idempotency-Key → the answer of its effect (paths with "keys")
 }
 
 func main() {
@@ -48,7 +75,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	s := &server{modes: map[string]mode{}, counts: map[string]int{}}
+	s := &server{modes: map[string]mode{}, counts: map[string]int{}, seen: []seen{}, acted: map[string]string{}}
 	fmt.Println("listening", ln.Addr().String())
 	_ = http.Serve(ln, s)
 }
@@ -68,7 +95,7 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	case "/__up/reset":
 		s.mu.Lock()
-		s.modes, s.counts = map[string]mode{}, map[string]int{}
+		s.modes, s.counts, s.seen, s.acted = map[string]mode{}, map[string]int{}, []seen{}, map[string]string{}
 		s.mu.Unlock()
 		w.WriteHeader(204)
 		return
@@ -79,17 +106,49 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("content-type", "application/json")
 		_, _ = w.Write(b)
 		return
+	case "/__up/seen":
+		s.mu.Lock()
+		b, _ := json.Marshal(s.seen)
+		s.mu.Unlock()
+		w.Header().Set("content-type", "application/json")
+		_, _ = w.Write(b)
+		return
 	}
 	body, _ := io.ReadAll(r.Body)
 	s.mu.Lock()
 	name := r.Method + " " + r.URL.RequestURI()
 	s.counts[name]++
+	h := map[string]string{}
+	for k := range r.Header {
+		h[strings.ToLower(k)] = strings.Join(r.Header.Values(k), ", ")
+	}
+	s.seen = append(s.seen, seen{Method: r.Method, URI: r.URL.RequestURI(), Header: h})
 	n := s.counts[name]
 	m, hasMode := s.modes[r.URL.Path]
-	if r.Method != "GET" {
+	keys := m.Keys
+	if hasMode && m.Fail > 0 {
+		s.counts["fails "+r.URL.Path]++
+		if s.counts["fails "+r.URL.Path] > m.Fail {
+			m, hasMode = mode{}, false
+		}
+	}
+	key := strings.Trim(r.Header.Get("Idempotency-Key"), `"`)
+	if answer, ok := s.acted[key]; ok && keys {
+		s.mu.Unlock()
+		w.Header().Set("content-type", "application/json")
+		w.Header().Set("idempotent-replayed", "true")
+		w.WriteHeader(201)
+		_, _ = io.WriteString(w, answer)
+		return
+	}
+	refused := hasMode && m.Fail > 0 && m.Status != 0 // a failure that did not act
+	if r.Method != "GET" && !refused {
 		s.counts["effects"]++
-		if k := strings.Trim(r.Header.Get("Idempotency-Key"), `"`); k != "" {
-			s.counts["effects "+k]++
+		if key != "" {
+			s.counts["effects "+key]++
+			if keys {
+				s.acted[key] = fmt.Sprintf(`{"effect":%d,"got":%s}`, n, strconv.Quote(string(body)))
+			}
 		}
 	}
 	s.mu.Unlock()
@@ -98,6 +157,29 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("content-type", "application/json")
 	w.Header().Set("cache-control", "max-age=0")
+	if m.Size > 0 {
+		chunk := []byte(strings.Repeat("x", 64<<10))
+		if !m.Chunked {
+			w.Header().Set("content-length", strconv.Itoa(m.Size))
+		}
+		for left := m.Size; left > 0; left -= len(chunk) {
+			_, _ = w.Write(chunk[:min(left, len(chunk))])
+			if f, ok := w.(http.Flusher); ok && m.Chunked {
+				f.Flush()
+			}
+		}
+		return
+	}
+	if m.Location != "" {
+		w.Header().Set("location", m.Location)
+	}
+	if m.Vary != "" {
+		w.Header().Set("vary", m.Vary)
+		if m.Status == 0 && m.Body == "" {
+			_, _ = fmt.Fprintf(w, `{"path":%s,"accept":%s}`, strconv.Quote(r.URL.RequestURI()), strconv.Quote(r.Header.Get("Accept")))
+			return
+		}
+	}
 	if hasMode && m.Status != 0 {
 		if m.RetryAfter != "" {
 			w.Header().Set("retry-after", m.RetryAfter)

@@ -140,6 +140,11 @@ func responseToJS(r origin.Response) (any, error) {
 	if err := o.Set("headers", h); err != nil {
 		return nil, err
 	}
+	if r.Held != 0 {
+		if err := o.Set("held", r.Held); err != nil {
+			return nil, err
+		}
+	}
 	return o, o.Set("body", body)
 }
 

@@ -59,7 +59,7 @@ func main() {
 	export(api, "openLedger", openLedger)
 	export(api, "openJobs", openJobs)
 	export(api, "runtime", runtimeStats)
-	export(api, "principalHeader", func([]safejs.Value) (any, error) { return cfg.PrincipalHeader, configured() })
+	export(api, "forwarded", forwarded)
 	_ = safejs.Global().Set("gatewayEdge", api)
 	select {}
 }
@@ -106,6 +106,16 @@ func route(args []safejs.Value) (any, error) {
 	r := cfg.Route(str(arg(args, 0)), str(arg(args, 1)), str(arg(args, 2)), str(arg(args, 3)))
 	return map[string]any{"kind": string(r.Kind), "service": r.Service, "principal": r.Principal,
 		"key": r.Key, "upstream": r.Upstream, "status": r.Status, "code": r.Code}, nil
+}
+
+// forwarded(headers, principal, toService) → [[name, value]...]: the header
+// of a request forwarded as it is (config.Forwarded).
+func forwarded(args []safejs.Value) (any, error) {
+	if err := configured(); err != nil {
+		return nil, err
+	}
+	toService, _ := arg(args, 2).Bool()
+	return headerToJS(cfg.Forwarded(headerFromJS(arg(args, 0)), str(arg(args, 1)), toService)), nil
 }
 
 // setClockOffset(ms): moves the clock (testClock only; it never goes back).
@@ -157,7 +167,7 @@ func openCache(args []safejs.Value) (any, error) {
 	// and with a Promise when the upstream is needed.
 	export(o, "get", func(args []safejs.Value) (any, error) {
 		key, accept := str(arg(args, 0)), str(arg(args, 1))
-		if res, ok := s.Lookup(key); ok {
+		if res, ok := s.Lookup(key, accept); ok {
 			return responseToJS(res)
 		}
 		return promise(func() (any, error) { return responseToJS(s.Get(context.Background(), key, accept)) })
@@ -196,13 +206,8 @@ func openLedger(args []safejs.Value) (any, error) {
 	o, _ := objectClass.New()
 	export(o, "do", func(args []safejs.Value) (any, error) {
 		op, key := str(arg(args, 0)), str(arg(args, 1))
-		req := origin.Request{Method: str(arg(args, 2)), URL: str(arg(args, 3)), Header: headerFromJS(arg(args, 4)), Body: bytesFromJS(arg(args, 5))}
-		for k, v := range cfg.UpstreamHeaders {
-			req.Header = req.Header.Set(k, v)
-		}
-		if p := str(arg(args, 6)); cfg.PrincipalHeader != "" && p != "" {
-			req.Header = req.Header.Set(cfg.PrincipalHeader, p)
-		}
+		req := origin.Request{Method: str(arg(args, 2)), URL: str(arg(args, 3)),
+			Header: cfg.Forwarded(headerFromJS(arg(args, 4)), str(arg(args, 6)), true), Body: bytesFromJS(arg(args, 5))}
 		return promise(func() (any, error) { return responseToJS(l.Do(context.Background(), op, key, req)) })
 	})
 	export(o, "metrics", func([]safejs.Value) (any, error) {
