@@ -175,6 +175,7 @@ var Enums = []Enum{
 	{"Limit", "Sizes.", []Value{
 		{"OutLen", OutLen, "float64 slots in out"},
 		{"MaxFrame", MaxFrame, "longest frame, in bytes"},
+		{"MaxCopy", MaxCopy, "largest body kept as a copy, in bytes"},
 	}},
 }
 

@@ -150,6 +150,7 @@ export const enum Status {
 export const enum Limit {
   OutLen = 8, // float64 slots in out
   MaxFrame = 16777216, // longest frame, in bytes
+  MaxCopy = 5242880, // largest body kept as a copy, in bytes
 }
 
 /** The string frames written into the buffer. */
