@@ -65,7 +65,7 @@ export function copyAsRead(res: Response, limit: number, done: (body: ArrayBuffe
           return;
         }
         if (r.done) {
-          if (copy !== null) end(size === copy.byteLength ? copy.buffer : copy.slice(0, size).buffer);
+          if (copy !== null) end((size === copy.byteLength ? copy : copy.slice(0, size)).buffer as ArrayBuffer);
           c.close();
           return;
         }
