@@ -42,6 +42,9 @@ async function openBrowser() {
 const ALL_CASES = generateCases();
 // CONTRACT_ONLY=<regexp> runs the cases whose id or group matches (for debugging).
 const only = process.env.CONTRACT_ONLY ? new RegExp(process.env.CONTRACT_ONLY) : null;
+// CONTRACT_PAGE=<query> runs the matrix and the scenarios on the fixture page
+// with that query (e.g. "stale=on": with stale copies on).
+const PAGE_QUERY = process.env.CONTRACT_PAGE ?? "";
 const CASES = only ? ALL_CASES.filter((c) => only.test(c.id) || only.test(c.group)) : ALL_CASES;
 const MAX_CASES_PER_PAGE = 80;
 // The module keeps at most 64 unfinished idempotency actions per tab; a page
@@ -95,7 +98,7 @@ const debug = process.env.CONTRACT_DEBUG ? (...a) => console.error("[contract]",
 
 async function runBatch(cases) {
   const t0 = Date.now();
-  const { page, context } = await openPage();
+  const { page, context } = await openPage(PAGE_QUERY);
   const t1 = Date.now();
   try {
     const { results, problems } = await page.evaluate((cs) => window.contract.run(cs), cases);
@@ -386,7 +389,7 @@ const SCENARIOS = {
 const scenarioResults = new Map();
 
 async function runScenarios() {
-  const { page, context } = await openPage();
+  const { page, context } = await openPage(PAGE_QUERY);
   try {
     for (const [i, [name, [kind, spec]]] of Object.entries(SCENARIOS).entries()) {
       const t0 = Date.now();

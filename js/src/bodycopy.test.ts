@@ -104,6 +104,25 @@ test("an event stream and a declared length over the limit are not copied at all
   }
 });
 
+test("an error of the network reaches the body methods as it is (an abort's reason), and there is no copy", async () => {
+  const ac = new AbortController();
+  const res = await fetch(`${base}/aborted-text?n=1000000&chunk=1000&slow=1`, { signal: ac.signal });
+  const { out, calls } = copyOf(res, 10 << 20);
+  const reason = new DOMException("gone", "AbortError");
+  const text = out.text();
+  setTimeout(() => ac.abort(reason), 20);
+  await assert.rejects(text, (e) => e === reason);
+  assert.deepEqual(calls, [null]);
+  await assert.rejects(out.arrayBuffer(), TypeError, "a used body");
+});
+
+test("the body methods parse as the engine does", async () => {
+  const res = await fetch(`${base}/parse?n=2&type=application/json`);
+  const { out } = copyOf(res);
+  await assert.rejects(out.clone().json(), SyntaxError, "two zero bytes are not JSON");
+  assert.equal((await out.blob()).type, "application/json");
+});
+
 test("an error of the network reaches the reader as it is, and there is no copy", async () => {
   const ac = new AbortController();
   const res = await fetch(`${base}/aborted?n=1000000&chunk=1000&slow=1`, { signal: ac.signal });

@@ -89,17 +89,51 @@ export function copyAsRead(res: Response, limit: number, done: (body: ArrayBuffe
   return dressed(out, res);
 }
 
+/** The body-reading methods of a Response (bytes() where the engine has it). */
+const CONSUMERS = ["arrayBuffer", "blob", "bytes", "formData", "json", "text"] as const;
+
 /**
  * r, seen as `like`: a constructed Response has no url, is never
- * redirected, and has type "default" and mutable headers. Its clones too.
+ * redirected, and has type "default" and mutable headers; and its body
+ * methods reject with an error of their own when its stream errors (Chromium:
+ * a TypeError; Firefox: a new AbortError), where fetch's reject with the
+ * network's error — an abort's reason. Here they read the stream, which
+ * gives that error, and parse as the engine does. Its clones too.
  */
 function dressed(r: Response, like: Response): Response {
-  Object.defineProperties(r, {
+  const props: PropertyDescriptorMap = {
     url: { value: like.url },
     redirected: { value: like.redirected },
     type: { value: like.type },
     headers: { value: like.headers },
     clone: { value: () => dressed(Response.prototype.clone.call(r), like) },
-  });
+  };
+  for (const name of CONSUMERS) {
+    const parse = (Response.prototype as unknown as Record<string, ((this: Response) => Promise<unknown>) | undefined>)[name];
+    if (typeof parse === "function") props[name] = { value: () => readWhole(r).then((bytes) => parse.call(new Response(bytes, { headers: like.headers }))) };
+  }
+  Object.defineProperties(r, props);
   return r;
+}
+
+/** r's whole body; rejects as the body methods do (used or locked: a TypeError) and with the stream's own error. */
+async function readWhole(r: Response): Promise<Uint8Array> {
+  if (r.bodyUsed) throw new TypeError("Body has already been consumed.");
+  const reader = (r.body as ReadableStream<Uint8Array>).getReader();
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    parts.push(value);
+    size += value.byteLength;
+  }
+  if (parts.length === 1) return parts[0]!;
+  const whole = new Uint8Array(size);
+  let at = 0;
+  for (const p of parts) {
+    whole.set(p, at);
+    at += p.byteLength;
+  }
+  return whole;
 }
