@@ -117,10 +117,10 @@ function dressed(r: Response, like: Response): Response {
 }
 
 /** r's whole body; rejects as the body methods do (used or locked: a TypeError) and with the stream's own error. */
-async function readWhole(r: Response): Promise<Uint8Array> {
+async function readWhole(r: Response): Promise<Uint8Array<ArrayBuffer>> {
   if (r.bodyUsed) throw new TypeError("Body has already been consumed.");
-  const reader = (r.body as ReadableStream<Uint8Array>).getReader();
-  const parts: Uint8Array[] = [];
+  const reader = (r.body as ReadableStream<Uint8Array<ArrayBuffer>>).getReader();
+  const parts: Uint8Array<ArrayBuffer>[] = [];
   let size = 0;
   for (;;) {
     const { done, value } = await reader.read();
