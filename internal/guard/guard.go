@@ -456,7 +456,8 @@ func (g *Guard) saveCooldown() {
 }
 
 // Store keeps the body (bytes long) of the 2xx answer of ticket id as the
-// key's copy, after Finish asked for it. small is the whole body when it is
+// key's copy, after Finish asked for it; bytes < 0 says the shim took no
+// copy (the ticket ends, and the key's older copy goes). small is the whole body when it is
 // short (emptyttl.Empty looks at it), else nil. It returns the copy's id, or
 // 0 when it is not kept; then call Dropped for the bodies to release.
 func (g *Guard) Store(nowMs int64, id uint32, bytes int64, small []byte) uint32 {
