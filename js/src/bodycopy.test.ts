@@ -139,3 +139,16 @@ test("an error of the network reaches the reader as it is, and there is no copy"
   );
   assert.deepEqual(calls, [null]);
 });
+
+test("a body dropped unread ends its copy once collected", { skip: typeof globalThis.gc !== "function" && "needs node --expose-gc" }, async () => {
+  const calls: (ArrayBuffer | null)[] = [];
+  await (async () => {
+    const res = await fetch(`${base}/unread?n=1000`);
+    copyAsRead(res, 1 << 20, (b) => calls.push(b));
+  })();
+  for (let i = 0; i < 20 && calls.length === 0; i++) {
+    globalThis.gc!();
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  assert.deepEqual(calls, [null]);
+});

@@ -8,6 +8,13 @@
 // at once, and the copy is dropped. A copy never holds more than its limit:
 // past it, it is dropped and the bytes still pass through.
 
+/**
+ * A body nobody reads to its end nor cancels (the app looked at the status
+ * only) ends its copy when it is collected, as fetch lets its connection go
+ * then: Go holds the request's ticket until it hears of the copy.
+ */
+const unread = typeof FinalizationRegistry === "function" ? new FinalizationRegistry<() => void>((end) => end()) : null;
+
 /** Statuses whose body is null by definition: the copy is empty. */
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 const EVENT_STREAM = /^\s*text\/event-stream\b/i;
@@ -79,6 +86,7 @@ export function copyAsRead(res: Response, limit: number, done: (body: ArrayBuffe
     },
     { highWaterMark: 0 }, // a read only when the reader reads
   );
+  unread?.register(body, () => end(null));
   let out: Response;
   try {
     out = new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
