@@ -92,7 +92,7 @@ build/wasmtest/gostorage.mjs: js/src/gostorage.ts js/src/storage.ts js/src/abi.g
 
 test-js: node_modules/.stamp build/wasm_exec.js
 	$(ESBUILD) $$(find js/src -name '*.test.ts') --bundle --platform=node --format=esm --target=node20 --log-level=warning --outdir=build/jstest --out-extension:.js=.mjs
-	node --test build/jstest/
+	node --expose-gc --test build/jstest/
 	node_modules/.bin/tsc -p js/typecheck
 
 # All of e2e/: the fault, Next.js and nginx tests once, then the rest once

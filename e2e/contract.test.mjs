@@ -42,6 +42,9 @@ async function openBrowser() {
 const ALL_CASES = generateCases();
 // CONTRACT_ONLY=<regexp> runs the cases whose id or group matches (for debugging).
 const only = process.env.CONTRACT_ONLY ? new RegExp(process.env.CONTRACT_ONLY) : null;
+// CONTRACT_PAGE=<query> runs the matrix and the scenarios on the fixture page
+// with that query (e.g. "stale=on": with stale copies on).
+const PAGE_QUERY = process.env.CONTRACT_PAGE ?? "";
 const CASES = only ? ALL_CASES.filter((c) => only.test(c.id) || only.test(c.group)) : ALL_CASES;
 const MAX_CASES_PER_PAGE = 80;
 // The module keeps at most 64 unfinished idempotency actions per tab; a page
@@ -95,7 +98,7 @@ const debug = process.env.CONTRACT_DEBUG ? (...a) => console.error("[contract]",
 
 async function runBatch(cases) {
   const t0 = Date.now();
-  const { page, context } = await openPage();
+  const { page, context } = await openPage(PAGE_QUERY);
   const t1 = Date.now();
   try {
     const { results, problems } = await page.evaluate((cs) => window.contract.run(cs), cases);
@@ -386,7 +389,7 @@ const SCENARIOS = {
 const scenarioResults = new Map();
 
 async function runScenarios() {
-  const { page, context } = await openPage();
+  const { page, context } = await openPage(PAGE_QUERY);
   try {
     for (const [i, [name, [kind, spec]]] of Object.entries(SCENARIOS).entries()) {
       const t0 = Date.now();
@@ -428,3 +431,59 @@ describe('with data-stale="on"', () => {
     }
   });
 });
+
+// Streams the caller reads, then cancels: what native fetch does to the
+// connection, the module must do too, with stale copies on and off. The
+// server's record is the ground truth: whether the connection was closed
+// before the answer was written whole, and how many bytes it sent.
+const LONG_SSE = "/in/{T}/sse?n=400&every=250"; // 100 s of events: a connection held for it is still open when the test looks
+const STREAMS = {
+  "an event stream read, then cancelled": { url: LONG_SSE, callers: [{}] },
+  "a 50 MB body sent slowly with its Content-Length, read, then cancelled": { url: "/in/{T}/slow", callers: [{}] },
+  "a 50 MB body sent slowly without a Content-Length, read, then cancelled": { url: "/in/{T}/slow?length=none", callers: [{}] },
+  "a 4 MB body sent slowly (a copy may be kept of it), read, then cancelled": { url: "/in/{T}/slow?size=4000000&step=200000", callers: [{}] },
+  "six event streams read and cancelled, then an ordinary GET is answered": {
+    url: LONG_SSE,
+    callers: Array.from({ length: 6 }, (_, i) => ({ url: `${LONG_SSE}&i=${i}` })),
+    then: "/in/{T}/echo",
+  },
+};
+
+/** What each side's callers saw and what the server recorded, as differences from native (the fixture checked first). */
+function streamDiffs(r, spec) {
+  const diffs = [];
+  const sent = (recs) => recs.map((q) => `${q.url.replace(/^.*~\*~/, "")}: ${q.ended}, ${q.sent} B`).join("; ");
+  r.n.callers.forEach((n, i) => {
+    const m = r.m.callers[i];
+    if (JSON.stringify(n) !== JSON.stringify(m)) diffs.push({ field: `caller[${i}]`, native: JSON.stringify(n), module: JSON.stringify(m) });
+  });
+  const streams = (recs) => recs.filter((q) => !q.url.includes("/echo"));
+  const held = (recs) => streams(recs).filter((q) => q.ended !== "closed");
+  if (held(r.rn).length) throw new Error(`the fixture: native fetch did not close every stream (${sent(r.rn)})`);
+  if (streams(r.rm).length !== spec.callers.length || held(r.rm).length) {
+    diffs.push({ field: "connections at the server", native: sent(streams(r.rn)), module: sent(streams(r.rm)) });
+  }
+  diffs.push(...r.m.problems.map((p) => ({ field: "page problem", native: "none", module: p })));
+  return diffs;
+}
+
+for (const [label, query] of [
+  ["by default", ""],
+  ['with data-stale="on"', "stale=on"],
+]) {
+  describe(`a stream the caller cancels is cancelled at the server, ${label}`, () => {
+    for (const [name, spec] of Object.entries(STREAMS)) {
+      test(name, async () => {
+        const { page, context } = await openPage(query);
+        try {
+          const id = `x${query ? "s" : "d"}${Object.keys(STREAMS).indexOf(name)}`;
+          const r = await scenario(page, id, "readThenCancel", spec);
+          const diffs = streamDiffs(r, spec);
+          if (diffs.length) assert.fail(formatFailure(`${name} (${label}): ${shortSpec(spec)}`, diffs));
+        } finally {
+          await context.close();
+        }
+      });
+    }
+  });
+}

@@ -336,6 +336,90 @@ describe(`the user comes first, in ${engine}`, () => {
     await context.close();
   });
 
+  // A frame of the same origin runs its own instance on the tab's
+  // sessionStorage: what one of them arms or clears, the other holds before
+  // the call that did it returns (the same task), and its subscribers hear it.
+  test("a page and its iframe agree on the circuit at once: the frame's arm blocks the page, the page's clear opens the frame", async () => {
+    const { page, context } = await open("scope=/api/");
+    const r = await page.evaluate(async (otherOrigin) => {
+      const load = (src) => {
+        const frame = document.createElement("iframe");
+        frame.src = src;
+        document.body.append(frame);
+        return new Promise((r) => frame.addEventListener("load", () => r(frame.contentWindow), { once: true }));
+      };
+      await load(`${otherOrigin}/page.html?scope=/api/`); // another origin in the tab: its instance cannot be reached, nor need be
+      const inner = await load("/page.html?scope=/api/");
+      await inner.gatewayCircuit.ready;
+      const heard = [];
+      gatewayCircuit.subscribe((s) => heard.push(s ? s.httpStatus : null));
+      const out = {};
+      inner.gatewayCircuit.arm(502);
+      out.pageRead = gatewayCircuit.read()?.httpStatus ?? null; // the same task
+      out.pageBlocking = gatewayCircuit.blocking().circuit?.httpStatus ?? null;
+      out.pageMe = await me();
+      gatewayCircuit.clear();
+      out.frameRead = inner.gatewayCircuit.read();
+      out.frameMe = await inner.me();
+      out.heard = heard;
+      return out;
+    }, api.url);
+    assert.equal(r.pageRead, 502, "the page reads the frame's circuit in the same task");
+    assert.equal(r.pageBlocking, 502);
+    assert.deepEqual([r.pageMe.status, r.pageMe.marker], [503, "open"], "the page is blocked");
+    assert.equal(r.frameRead, null, "the frame reads the page's clear in the same task");
+    assert.equal(r.frameMe.status, 200, `the frame's request goes out: ${JSON.stringify(r.frameMe)}`);
+    assert.deepEqual(r.heard, [502, null], "the page's subscribers heard both");
+    assert.equal(api.count("/api/me"), 1, "only the frame's request after the clear reached the API");
+    assert.deepEqual(await page.problems(), []);
+    await context.close();
+  });
+
+  test("a page and its iframe agree on what the gateway said: a 502 or a 429 the frame got blocks the page", async () => {
+    // Two services: the pause of one leaves the other to trip the circuit.
+    const { page, context } = await open("scope=/api/me,/api/orders");
+    await page.evaluate(async () => {
+      const frame = document.createElement("iframe");
+      frame.src = "/page.html?scope=/api/me,/api/orders";
+      document.body.append(frame);
+      await new Promise((r) => frame.addEventListener("load", r, { once: true }));
+      window.inner = frame.contentWindow;
+      await inner.gatewayCircuit.ready;
+    });
+    api.mode["/api/me"] = { status: 502 };
+    assert.equal((await page.evaluate(() => inner.me())).status, 502, "the frame got the 502");
+    assert.equal(await page.evaluate(() => gatewayCircuit.read()?.httpStatus), 502, "the page holds the frame's circuit");
+    assert.equal((await page.evaluate(() => me())).marker, "open");
+    assert.equal(api.count("/api/me"), 1, "the page's request did not reach the API");
+    await page.evaluate(() => gatewayCircuit.clear());
+    api.mode["/api/orders"] = { status: 429, retryAfter: "60" };
+    assert.equal(await page.evaluate(() => inner.order("tea")), 429, "the frame got the 429");
+    assert.equal(await page.evaluate(() => gatewayCircuit.blocking().pauses.length), 1, "the page holds the frame's pause");
+    assert.equal(await page.evaluate(() => gatewayCircuit.fetch("/api/orders").then((r) => r.headers.get("x-gateway-circuit"))), "cooldown");
+    assert.equal(api.count("/api/orders"), 1, "the page's request did not reach the API");
+    assert.deepEqual(await page.problems(), []);
+    await context.close();
+  });
+
+  test("a circuit an app writes to the stored key in a frame is read by the page's instance (the storage event)", async () => {
+    const { page, context } = await open("scope=/api/");
+    const r = await page.evaluate(async () => {
+      const frame = document.createElement("iframe");
+      frame.src = "/page.html?scope=/api/";
+      document.body.append(frame);
+      await new Promise((r) => frame.addEventListener("load", r, { once: true }));
+      const event = new Promise((r) => addEventListener("storage", r, { once: true }));
+      frame.contentWindow.sessionStorage.setItem("gateway_circuit_v1", JSON.stringify({ until: Date.now() + 60_000, httpStatus: 504 }));
+      await event; // the module's own listener came first
+      return { read: gatewayCircuit.read()?.httpStatus ?? null, me: await me() };
+    });
+    assert.equal(r.read, 504);
+    assert.deepEqual([r.me.status, r.me.marker], [503, "open"]);
+    assert.equal(api.count("/api/me"), 0);
+    assert.deepEqual(await page.problems(), []);
+    await context.close();
+  });
+
   // A page restored by Back/Forward keeps its memory. The event is dispatched
   // here (PageTransitionEvent, persisted: true): whether an engine keeps a
   // page in its back/forward cache under automation is its own choice.

@@ -302,6 +302,32 @@
       return Promise.all(out);
     },
 
+    // Each caller reads the first chunk of its stream, then cancels it (all
+    // at once), then `then` is fetched once. A cancel or a fetch that has not
+    // settled after `hangMs` is recorded as hung: the test does not wait on
+    // the engine for ever (WebKit's cancel of a tee branch never settles).
+    async readThenCancel(f, url, spec) {
+      const hangMs = spec.hangMs ?? 5000;
+      const within = (p) => Promise.race([p, sleep(hangMs).then(() => "hung")]);
+      const one = async (c) => {
+        let res;
+        try {
+          res = await within(f(fill(c.url ?? spec.url, url.tok)));
+        } catch (e) {
+          return { outcome: "reject", ...errInfo(e) };
+        }
+        if (res === "hung") return { outcome: "hung" };
+        const reader = res.body.getReader();
+        const first = await within(reader.read());
+        const cancel = await within(reader.cancel().then(() => "resolved", (e) => `rejected: ${e?.name}`));
+        return { outcome: "resolve", status: res.status, firstChunk: first !== "hung" && !first.done && first.value.byteLength > 0, cancel };
+      };
+      const callers = await Promise.all(spec.callers.map(one));
+      if (!spec.then) return callers;
+      const next = await within(f(fill(spec.then, url.tok)).then((r) => r.text().then(() => r.status), (e) => e.name));
+      return [...callers, { outcome: next === "hung" ? "hung" : "resolve", status: next }];
+    },
+
     // The same URL one after the other.
     async sequence(f, url, spec) {
       const out = [];

@@ -15,6 +15,10 @@
 //                    ({T} is the token, {O1}/{O2} the origins)
 //           seq      the i-th request to this URL gets the i-th of `codes`
 //           reset    the socket is destroyed without an answer
+//           sse      text/event-stream, no Content-Length: `n` events (40),
+//                    one every `every` ms (250), the first at once
+//           slow     `size` bytes (50 MB), `step` bytes (1 MB) every `every`
+//                    ms (100); `length=none`: no Content-Length
 //   params  d        delay before the answer (ms)
 //           cors=1   CORS headers (origin reflected, credentials allowed) and
 //                    answers to preflights
@@ -71,7 +75,8 @@ export async function startContractServer({ dist = join(root, "dist") } = {}) {
     }
     const id = `${m[1]}~${m[2]}`;
     const answer = url.pathname.slice(m.index + m[0].length).replace(/^\//, "");
-    const rec = { seq: seq++, origin, method: req.method, url: neutral(req.url), headers: [], bodyLen: 0, body: "", ended: null };
+    // sent: the answer's body bytes written (sse and slow count them).
+    const rec = { seq: seq++, origin, method: req.method, url: neutral(req.url), headers: [], bodyLen: 0, body: "", ended: null, sent: 0 };
     if (!log.has(id)) log.set(id, []);
     log.get(id).push(rec);
     // "closed": the connection ended before the whole answer was written.
@@ -179,6 +184,34 @@ export async function startContractServer({ dist = join(root, "dist") } = {}) {
           await sleep(30);
         }
         return;
+      }
+      case "sse": {
+        res.writeHead(200, { ...head, "content-type": "text/event-stream" });
+        const n = Number(q.get("n") ?? 40);
+        for (let i = 0; i < n && !res.destroyed; i++) {
+          if (i) await sleep(Number(q.get("every") ?? 250));
+          const event = `id: ${i}\ndata: {"tick":${i}}\n\n`;
+          if (res.destroyed) break;
+          rec.sent += event.length;
+          res.write(event);
+        }
+        return res.destroyed || res.end();
+      }
+      case "slow": {
+        const size = Number(q.get("size") ?? 50_000_000);
+        const step = Number(q.get("step") ?? 1_000_000);
+        const h = { ...head, "content-type": "application/octet-stream" };
+        if (q.get("length") !== "none") h["content-length"] = String(size);
+        res.writeHead(200, h);
+        const chunk = Buffer.alloc(step, 120);
+        for (let i = 0; i < size && !res.destroyed; i += step) {
+          if (i) await sleep(Number(q.get("every") ?? 100));
+          if (res.destroyed) break;
+          const part = chunk.subarray(0, Math.min(step, size - i));
+          rec.sent += part.length;
+          if (!res.write(part)) await drained(res);
+        }
+        return res.destroyed || res.end();
       }
       case "redir": {
         const left = Number(q.get("n") ?? 0);

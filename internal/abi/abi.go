@@ -18,7 +18,10 @@
 //go:generate go test -run TestGeneratedTypeScript -update .
 package abi
 
-import "github.com/gatewaycircuit/gatewaycircuit/internal/guard"
+import (
+	"github.com/gatewaycircuit/gatewaycircuit/internal/guard"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/stale"
+)
 
 // OutLen is the number of float64 slots in out.
 const OutLen = 8
@@ -27,6 +30,11 @@ const OutLen = 8
 // is not decided on a prefix: the glue passes it through untouched and
 // counts it (metric "untouched").
 const MaxFrame = 16 << 20
+
+// MaxCopy is the largest body kept as a stale copy (the stale index's
+// default MaxBytes): the glue stops copying a body there, so a long or
+// endless answer is never buffered past it.
+const MaxCopy = stale.DefaultMaxBytes
 
 // Flags are or-ed into the results of gc_begin and gc_finish.
 const (

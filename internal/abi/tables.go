@@ -66,7 +66,7 @@ var Exports = []Export{
 	{"gc_observe", []Param{{"now", "f64"}, {"status", "i32"}, {"len", "i32"}}, "i32", "The answer to a request sent before the wasm ran (Observe frame); flags."},
 	{"gc_abort", []Param{{"ticket", "f64"}}, "i32", "Every caller of ticket left: 1 = abort the network request."},
 	{"gc_body", []Param{{"n", "i32"}}, "i32", "Address where JS writes a body of n bytes (valid until the next call)."},
-	{"gc_store", []Param{{"now", "f64"}, {"ticket", "f64"}, {"bytes", "f64"}, {"small", "i32"}}, "f64", "Keeps a body of that size as the ticket's copy; small ≥ 0: the whole body is in gc_body. Returns the copy id (0: not kept)."},
+	{"gc_store", []Param{{"now", "f64"}, {"ticket", "f64"}, {"bytes", "f64"}, {"small", "i32"}}, "f64", "Keeps a body of that size as the ticket's copy (bytes -1: no copy was taken; the ticket ends); small ≥ 0: the whole body is in gc_body. Returns the copy id (0: not kept)."},
 	{"gc_dropped", nil, "f64", "The next stale copy whose body JS must release, or 0."},
 	{"gc_idem_begin", []Param{{"now", "f64"}, {"len", "i32"}, {"r0", "i32"}, {"r1", "i32"}, {"r2", "i32"}, {"r3", "i32"}}, "i32", "Registers a mutation (Mutation frame; body in gc_body; r0..r3 random): an idempotency.Decision, the Key frame in the buffer (length in out[0]); or a Code."},
 	{"gc_idem_finish", []Param{{"now", "f64"}, {"len", "i32"}, {"status", "i32"}}, "i32", "Records a mutation's answer (Key frame as returned by gc_idem_begin)."},
@@ -175,6 +175,7 @@ var Enums = []Enum{
 	{"Limit", "Sizes.", []Value{
 		{"OutLen", OutLen, "float64 slots in out"},
 		{"MaxFrame", MaxFrame, "longest frame, in bytes"},
+		{"MaxCopy", MaxCopy, "largest body kept as a copy, in bytes"},
 	}},
 }
 

@@ -43,12 +43,19 @@ func (c *Cooldown) Encode() string {
 	return b.String()
 }
 
-// Restore reads what Encode wrote, at nowMs. Lines that do not parse are
-// skipped; a pause further away than MaxPauseMs is clamped to it, as the
-// circuit clamps its stored deadline, so a poisoned entry cannot hold a
-// service for long; services long forgotten are dropped. A pause without
-// its "retry-after" line is one this module chose (ClearChosen ends it).
+// Restore replaces the remembered services with what Encode wrote, read at
+// nowMs: what is stored is the whole state, and another instance of the tab
+// (a frame) may have ended a pause since this one last wrote. Lines that do
+// not parse are skipped; a pause further away than MaxPauseMs is clamped to
+// it, as the circuit clamps its stored deadline, so a poisoned entry cannot
+// hold a service for long; services long forgotten are dropped. A pause
+// without its "retry-after" line is one this module chose (ClearChosen ends
+// it).
 func (c *Cooldown) Restore(raw string, nowMs int64) {
+	if c.services.Len() > 0 {
+		c.version++
+		c.services.Clear()
+	}
 	for _, line := range strings.Split(raw, "\n") {
 		if svc, ok := strings.CutPrefix(line, askedPrefix); ok {
 			if s, known := c.services.Peek(svc); known && !s.asked {

@@ -26,6 +26,27 @@ func TestPausesSurviveAReload(t *testing.T) {
 	}
 }
 
+// TestRestoreReplaces: what is stored is the whole state; a pause another
+// instance of the tab ended is ended here too when the storage is read again.
+func TestRestoreReplaces(t *testing.T) {
+	const now = int64(1_700_000_000_000)
+	a, _ := cooldown.New(cooldown.Policy{})
+	a.Limited(now, "http://one.test", 60_000, true)
+	a.Limited(now, "http://two.test", cooldown.NoRetryAfter, true)
+	b, _ := cooldown.New(cooldown.Policy{})
+	b.Restore(a.Encode(), now)
+	a.ClearChosen() // the other instance: the user's "try again"
+	v := b.Version()
+	b.Restore(a.Encode(), now+1)
+	if got := b.Pauses(now + 1); len(got) != 1 || got[0].Service != "http://one.test" {
+		t.Fatalf("after the other instance's clear: %+v", got)
+	}
+	b.Restore("", now+2)
+	if got := b.Pauses(now + 2); len(got) != 0 || b.Version() == v {
+		t.Fatalf("nothing stored: %+v (version moved: %v)", got, b.Version() != v)
+	}
+}
+
 // TestWhoChoseThePauseSurvivesAReload: after F5, the user's "try again"
 // still ends the pause the module chose and keeps the one the server asked for.
 func TestWhoChoseThePauseSurvivesAReload(t *testing.T) {

@@ -208,13 +208,14 @@ func (g *Guard) Load(nowMs int64) circuit.State {
 }
 
 // Reload reads the circuit and the 429 pauses from the store again: the
-// page came back from the back/forward cache, and another page of the tab
-// may have armed or cleared them meanwhile.
+// page came back from the back/forward cache, or another instance sharing
+// the tab's storage (a frame) armed or cleared them.
 func (g *Guard) Reload(nowMs int64) circuit.State {
 	s := g.breaker.Load(nowMs)
 	g.syncGate()
-	// A pause the server asked for survives F5 too.
-	if raw, ok, err := g.store.Get(cooldown.StorageKey); err == nil && ok {
+	// A pause the server asked for survives F5 too; one another frame of the
+	// tab ended (nothing stored any more) ends here too.
+	if raw, _, err := g.store.Get(cooldown.StorageKey); err == nil {
 		g.cooldown.Restore(raw, nowMs)
 	}
 	g.cooldownSeen = g.cooldown.Version()
@@ -455,7 +456,8 @@ func (g *Guard) saveCooldown() {
 }
 
 // Store keeps the body (bytes long) of the 2xx answer of ticket id as the
-// key's copy, after Finish asked for it. small is the whole body when it is
+// key's copy, after Finish asked for it; bytes < 0 says the shim took no
+// copy (the ticket ends, and the key's older copy goes). small is the whole body when it is
 // short (emptyttl.Empty looks at it), else nil. It returns the copy's id, or
 // 0 when it is not kept; then call Dropped for the bodies to release.
 func (g *Guard) Store(nowMs int64, id uint32, bytes int64, small []byte) uint32 {

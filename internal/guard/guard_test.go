@@ -285,6 +285,32 @@ func TestStaleCopyCarriesItsAge(t *testing.T) {
 	}
 }
 
+// TestBodyNotCopied: the shim takes no copy of an answer it may not read
+// (an event stream, a body the caller cancelled, one past the limit) and
+// says so with a size of -1: the ticket ends, and the key's older copy,
+// no longer its last good answer, goes.
+func TestBodyNotCopied(t *testing.T) {
+	p := guard.Policy{Circuit: scope}
+	p.Stale.Enabled = true
+	g, _ := guard.New(p, store.NewMemory())
+	a := g.Begin(t0, "GET", users, "")
+	g.Finish(t0, a.Ticket, 200, "", "", "")
+	old := g.Store(t0, a.Ticket, 10, nil)
+	b := g.Begin(t0+1000, "GET", users, "")
+	if o := g.Finish(t0+1000, b.Ticket, 200, "", "", ""); !o.WantBody {
+		t.Fatalf("Finish = %+v, want WantBody", o)
+	}
+	if id := g.Store(t0+1000, b.Ticket, -1, nil); id != 0 {
+		t.Fatalf("Store(-1) = %d, want 0", id)
+	}
+	if n := g.InFlight(); n != 0 {
+		t.Fatalf("%d tickets left, want 0", n)
+	}
+	if d := g.Dropped(); len(d) != 1 || d[0] != old {
+		t.Fatalf("Dropped = %v, want [%d]", d, old)
+	}
+}
+
 func TestHeadersThatVaryTheAnswerAreNotCoalesced(t *testing.T) {
 	g, _ := guard.New(guard.Policy{Circuit: scope}, store.NewMemory())
 	a := g.Begin(t0, "GET", users, "x-tenant: a")

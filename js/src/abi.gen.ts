@@ -26,7 +26,7 @@ export interface Exports {
   gc_abort(ticket: number): number;
   /** Address where JS writes a body of n bytes (valid until the next call). */
   gc_body(n: number): number;
-  /** Keeps a body of that size as the ticket's copy; small ≥ 0: the whole body is in gc_body. Returns the copy id (0: not kept). */
+  /** Keeps a body of that size as the ticket's copy (bytes -1: no copy was taken; the ticket ends); small ≥ 0: the whole body is in gc_body. Returns the copy id (0: not kept). */
   gc_store(now: number, ticket: number, bytes: number, small: number): number;
   /** The next stale copy whose body JS must release, or 0. */
   gc_dropped(): number;
@@ -150,6 +150,7 @@ export const enum Status {
 export const enum Limit {
   OutLen = 8, // float64 slots in out
   MaxFrame = 16777216, // longest frame, in bytes
+  MaxCopy = 5242880, // largest body kept as a copy, in bytes
 }
 
 /** The string frames written into the buffer. */

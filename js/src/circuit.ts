@@ -26,6 +26,7 @@ import { createFetchJSON, createQueryFn, createRetry } from "./query.js";
 import { type GateView, gateView, MUTATIONS, readCall } from "./request.js";
 import { synthetic } from "./responses.js";
 import { inScope } from "./scope.js";
+import { RELOAD } from "./frames.js";
 import { StateMirror } from "./state.js";
 import { checkArm } from "./surface.js";
 import { parked } from "./wait.js";
@@ -41,6 +42,8 @@ export interface Environment {
   now?: () => number;
   /** Starts the engine: loads the engine's file and the wasm (script.ts); tests pass a fake one. */
   start: (attributes: string) => Promise<Started>;
+  /** What blocks requests changed here: the other instances sharing the storage are told (frames.ts). */
+  changed?: () => void;
 }
 
 /** A running engine, Go's Options frame, and the code that only runs with Go (from the engine's file). */
@@ -85,7 +88,7 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
   let retry = createRetry(options.tripStatuses); // made again when Go's options replace these
   let warnedHold = false;
 
-  const mirror = new StateMirror(now, () => read());
+  const mirror = new StateMirror(now, () => read(), env.changed);
   const gate = new Gate(storage, o.scope, o.maxTtlMs, now());
   syncFromGate();
 
@@ -96,7 +99,11 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
     mirror.set(c, gate.halfOpen(c, t), gate.pausesAt(t));
   }
 
-  /** The page came back from the back/forward cache: another page of the tab may have armed or cleared meanwhile. */
+  /**
+   * The stored state is read again: the page came back from the back/forward
+   * cache (another page of the tab may have armed or cleared meanwhile), or
+   * another instance sharing the storage changed it.
+   */
   function reload() {
     gate.load(now());
     const r = call((e) => e.reload(now()));
@@ -385,8 +392,12 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
   } as GatewayCircuit;
 }
 
-/** The script tag calls it on pageshow with persisted; not part of the public API. */
-export const RELOAD = Symbol.for("gatewaycircuit.reload");
+/**
+ * The facade's file calls it on pageshow with persisted and on a storage
+ * event, and other frames' instances when they changed the state (frames.ts);
+ * not part of the public API.
+ */
+export { RELOAD };
 /** The facade's file hands it the calls the tag's file sent early (takeOver); not part of the public API. */
 export const TAKE_OVER = Symbol.for("gatewaycircuit.takeOver");
 

@@ -61,8 +61,8 @@ export interface Engine {
   finish(now: number, ticket: number, status: number, retryAfter: string, cacheControl: string, finalUrl: string): Outcome;
   /** The answer of a request sent before the wasm ran; true when the circuit changed. */
   observe(now: number, method: string, url: string, status: number, retryAfter: string, finalUrl: string): boolean;
-  /** Keeps a body as the ticket's copy; returns its id (0: not kept). */
-  store(now: number, ticket: number, body: ArrayBuffer): number;
+  /** Keeps a body as the ticket's copy; returns its id (0: not kept). null: no copy was taken (Go lets the ticket go). */
+  store(now: number, ticket: number, body: ArrayBuffer | null): number;
   /** Ids of stale copies to release. */
   dropped(): number[];
   idemBegin(now: number, method: string, url: string, headers: string, givenKey: string, body: Uint8Array): Submission;
@@ -239,6 +239,7 @@ export function bind(
     observe: (now, method, url, status, retryAfter, finalUrl) =>
       (ex.gc_observe(now, status, put(`${method}\n${url}\n${retryAfter}\n${finalUrl}`)) & Flag.Changed) !== 0,
     store(now, ticket, body) {
+      if (!body) return ex.gc_store(now, ticket, -1, -1);
       // A short body goes to Go whole: it decides whether it is "empty".
       const small = body.byteLength <= 64 ? body.byteLength : -1;
       if (small > 0) {

@@ -11,7 +11,8 @@ import { type DataAttributes, readOptions } from "./config.js";
 import type { EarlyCall } from "./early.js";
 import type { EngineFile } from "./engine-file.js";
 import type { Tag } from "./script.js";
-import { sessionStorageOf } from "./storage.js";
+import { storedStateChanged, tellFrames } from "./frames.js";
+import { COOLDOWN_KEY, STORAGE_KEY, sessionStorageOf } from "./storage.js";
 
 /** The engine's file name (content-hashed), set at build time: it sits beside this file. */
 declare const GATEWAY_CIRCUIT_ENGINE: string;
@@ -31,14 +32,16 @@ if (tag && !g[Symbol.for("gatewaycircuit.facade")]) {
   // the engine waits for the page: its file and the wasm are fetched at low
   // priority once the page has loaded and is idle, unless data-load="eager".
   const eager = data.load === "eager";
+  const storage = sessionStorageOf(globalThis);
   const facade = createGatewayCircuit(
     options,
     {
       fetch: nativeFetch,
-      storage: sessionStorageOf(globalThis),
+      storage,
       baseUrl: () => document.baseURI,
       // A monotonic clock: a wall clock set back by an hour must not hold the circuit for an hour.
       now: () => Math.floor(performance.timeOrigin + performance.now()),
+      changed: () => tellFrames(window),
       start: (attributes) => {
         if (!wasmUrl) return Promise.reject(new Error("no wasm configured"));
         return (eager ? Promise.resolve() : afterLoad()).then(() => {
@@ -65,6 +68,10 @@ if (tag && !g[Symbol.for("gatewaycircuit.facade")]) {
   // A page restored by Back/Forward keeps its memory: the stored state is read again.
   addEventListener("pageshow", (e) => {
     if (e.persisted) internal[RELOAD]();
+  });
+  // Another frame of the tab wrote the circuit or the pauses (frames.ts).
+  addEventListener("storage", (e) => {
+    if (storedStateChanged(e, storage, [STORAGE_KEY, COOLDOWN_KEY])) internal[RELOAD]();
   });
 }
 

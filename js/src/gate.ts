@@ -52,7 +52,7 @@ export class Gate {
     this.load(now);
   }
 
-  /** Reads the circuit and the pauses from storage (at start, and when the page is restored from the back/forward cache). */
+  /** Reads the circuit and the pauses from storage (at start, when the page is restored from the back/forward cache, when another instance of the tab changed them). */
   load(now: number): CircuitState | null {
     this.pauses = readPauses(readRaw(this.storage, COOLDOWN_KEY), now);
     const r = restorePhase(readRaw(this.storage), now, this.maxTtlMs);

@@ -134,15 +134,17 @@ export function send(core: Core, flight: Flight, plan: Plan, sent?: Promise<Resp
           void res.body?.cancel().catch(noop);
           return served;
         }
-        answer = res;
         if (out?.wantBody) {
           const ticket = plan.ticket;
-          void core.copies
-            .keep(res.clone(), (body) => core.call((e) => e.store(core.now(), ticket, body)) ?? 0)
-            .then(() => {
+          res = core.copies.keep(
+            res,
+            (body) => core.call((e) => e.store(core.now(), ticket, body)) ?? 0,
+            () => {
               for (const id of core.call((e) => e.dropped()) ?? []) core.copies.drop(id);
-            }, noop);
+            },
+          );
         }
+        answer = res;
         return res;
       },
       (err: unknown) => {

@@ -1,6 +1,8 @@
 // The answers the module makes up, each marked with X-Gateway-Circuit: the
 // synthetic 503 of a blocking state, and kept copies (stale or cached).
 
+import { Limit } from "./abi.gen.js";
+import { copyAsRead } from "./bodycopy.js";
 import { MARKER_HEADER } from "./query.js";
 
 export type BlockMarker = "open" | "cooldown" | "negative";
@@ -37,10 +39,20 @@ export class Copies {
     return this.byId.size;
   }
 
-  async keep(res: Response, store: (body: ArrayBuffer) => number): Promise<void> {
-    const body = await res.arrayBuffer();
-    const id = store(body);
-    if (id) this.byId.set(id, { body, status: res.status, statusText: res.statusText, headers: [...res.headers] });
+  /**
+   * Keeps a copy of res's body, taken as the caller reads it (bodycopy.ts),
+   * and returns the Response to hand out instead. `store` is called once,
+   * with the body when it was read whole, else with null (not copied); the
+   * id it returns is the copy's (0: not kept). Then `stored` runs.
+   */
+  keep(res: Response, store: (body: ArrayBuffer | null) => number, stored: () => void): Response {
+    const { status, statusText } = res;
+    const headers = [...res.headers];
+    return copyAsRead(res, Limit.MaxCopy, (body) => {
+      const id = store(body);
+      if (id && body) this.byId.set(id, { body, status, statusText, headers });
+      stored();
+    });
   }
 
   drop(id: number): void {

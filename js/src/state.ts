@@ -24,11 +24,13 @@ export class StateMirror {
 
   /**
    * `expire` is called when the earliest deadline (the circuit's, a pause's)
-   * is reached, to read the state again; `now` is the clock.
+   * is reached, to read the state again; `now` is the clock; `changed` on
+   * every change, before the listeners.
    */
   constructor(
     private readonly now: () => number,
     private readonly expire: () => void,
+    private readonly changed: () => void = () => {},
   ) {}
 
   /** The armed circuit, as held. */
@@ -64,6 +66,8 @@ export class StateMirror {
     clearTimeout(this.timer);
     const deadlines = [...(circuit ? [circuit.until] : []), ...pauses.map((p) => p.until)];
     if (deadlines.length) this.timer = setTimeout(this.expire, Math.max(0, Math.min(...deadlines) - this.now()) + 1);
+    this.changed();
+    if (this.version !== v) return; // a newer round told everyone
     for (const l of [...this.listeners]) {
       // A listener that changed the state (clear() on "armed") started a newer
       // round that told everyone: this round must not overwrite it.
