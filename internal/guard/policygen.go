@@ -58,10 +58,9 @@ func PolicyTypeScript() string {
 	}
 	w("};")
 	w()
-	w("/** A data-* attribute: its dataset name, default and kind; capBy names the setting that caps it (an empty default stands for that one). */")
+	w("/** A data-* attribute (Go names it in warnings): its dataset name, default and kind; capBy names the setting that caps it (an empty default stands for that one). */")
 	w("export interface Setting {")
 	w("  readonly name: string;")
-	w("  readonly attr: string;")
 	w("  readonly def: string;")
 	w("  readonly kind: number;")
 	w("  readonly capBy: string;")
@@ -71,7 +70,7 @@ func PolicyTypeScript() string {
 	for _, s := range settings {
 		c := constName(s.name)
 		names = append(names, c)
-		w("export const ", c, ": Setting = { name: ", q(s.name), ", attr: ", q(s.attr), ", def: ", q(s.def), ", kind: ", n(int64(s.kind)), ", capBy: ", q(s.capBy), " };")
+		w("export const ", c, ": Setting = { name: ", q(s.name), ", def: ", q(s.def), ", kind: ", n(int64(s.kind)), ", capBy: ", q(s.capBy), " };")
 	}
 	w()
 	w("/** Every setting, in Go's order. */")

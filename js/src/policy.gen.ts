@@ -27,29 +27,28 @@ export const ALIASES: Readonly<Record<string, string>> = {
   false: "off",
 };
 
-/** A data-* attribute: its dataset name, default and kind; capBy names the setting that caps it (an empty default stands for that one). */
+/** A data-* attribute (Go names it in warnings): its dataset name, default and kind; capBy names the setting that caps it (an empty default stands for that one). */
 export interface Setting {
   readonly name: string;
-  readonly attr: string;
   readonly def: string;
   readonly kind: number;
   readonly capBy: string;
 }
 
-export const TTL_MS: Setting = { name: "ttlMs", attr: "data-ttl-ms", def: "120000", kind: 0, capBy: "maxTtlMs" };
-export const MAX_TTL_MS: Setting = { name: "maxTtlMs", attr: "data-max-ttl-ms", def: "600000", kind: 0, capBy: "" };
-export const TRIP_STATUSES: Setting = { name: "tripStatuses", attr: "data-trip-statuses", def: "502,503,504", kind: 2, capBy: "" };
-export const TRIP_WINDOW_MS: Setting = { name: "tripWindowMs", attr: "data-trip-window-ms", def: "3000", kind: 0, capBy: "" };
-export const TRIP_MIN_FAILURES: Setting = { name: "tripMinFailures", attr: "data-trip-min-failures", def: "1", kind: 1, capBy: "" };
-export const HALF_OPEN_MS: Setting = { name: "halfOpenMs", attr: "data-half-open-ms", def: "", kind: 0, capBy: "maxTtlMs" };
-export const STALE: Setting = { name: "stale", attr: "data-stale", def: "off", kind: 3, capBy: "" };
-export const STALE_MAX_MS: Setting = { name: "staleMaxMs", attr: "data-stale-max-ms", def: "3600000", kind: 0, capBy: "" };
-export const COALESCE: Setting = { name: "coalesce", attr: "data-coalesce", def: "on", kind: 3, capBy: "" };
-export const NEGATIVE_CACHE: Setting = { name: "negativeCache", attr: "data-negative-cache", def: "on", kind: 4, capBy: "" };
-export const COOLDOWN: Setting = { name: "cooldown", attr: "data-cooldown", def: "on", kind: 3, capBy: "" };
-export const PROBE: Setting = { name: "probe", attr: "data-probe", def: "on", kind: 3, capBy: "" };
-export const IDEMPOTENCY: Setting = { name: "idempotency", attr: "data-idempotency", def: "on", kind: 5, capBy: "" };
-export const EMPTY_TTL: Setting = { name: "emptyTtl", attr: "data-empty-ttl", def: "off", kind: 3, capBy: "" };
+export const TTL_MS: Setting = { name: "ttlMs", def: "120000", kind: 0, capBy: "maxTtlMs" };
+export const MAX_TTL_MS: Setting = { name: "maxTtlMs", def: "600000", kind: 0, capBy: "" };
+export const TRIP_STATUSES: Setting = { name: "tripStatuses", def: "502,503,504", kind: 2, capBy: "" };
+export const TRIP_WINDOW_MS: Setting = { name: "tripWindowMs", def: "3000", kind: 0, capBy: "" };
+export const TRIP_MIN_FAILURES: Setting = { name: "tripMinFailures", def: "1", kind: 1, capBy: "" };
+export const HALF_OPEN_MS: Setting = { name: "halfOpenMs", def: "", kind: 0, capBy: "maxTtlMs" };
+export const STALE: Setting = { name: "stale", def: "off", kind: 3, capBy: "" };
+export const STALE_MAX_MS: Setting = { name: "staleMaxMs", def: "3600000", kind: 0, capBy: "" };
+export const COALESCE: Setting = { name: "coalesce", def: "on", kind: 3, capBy: "" };
+export const NEGATIVE_CACHE: Setting = { name: "negativeCache", def: "on", kind: 4, capBy: "" };
+export const COOLDOWN: Setting = { name: "cooldown", def: "on", kind: 3, capBy: "" };
+export const PROBE: Setting = { name: "probe", def: "on", kind: 3, capBy: "" };
+export const IDEMPOTENCY: Setting = { name: "idempotency", def: "on", kind: 5, capBy: "" };
+export const EMPTY_TTL: Setting = { name: "emptyTtl", def: "off", kind: 3, capBy: "" };
 
 /** Every setting, in Go's order. */
 export const SETTINGS: readonly Setting[] = [TTL_MS, MAX_TTL_MS, TRIP_STATUSES, TRIP_WINDOW_MS, TRIP_MIN_FAILURES, HALF_OPEN_MS, STALE, STALE_MAX_MS, COALESCE, NEGATIVE_CACHE, COOLDOWN, PROBE, IDEMPOTENCY, EMPTY_TTL];
