@@ -37,7 +37,10 @@ describe("the tag's stand-in, in Chromium", () => {
       const path = new URL(req.url, "http://x").pathname;
       if (path.startsWith("/api/")) {
         counts.set(path, (counts.get(path) ?? 0) + 1);
-        return res.writeHead(answer, { "content-type": "text/plain" }).end(`${answer}`);
+        // A limiter's burst: /api/refused at once, /api/served a moment later.
+        const status = path === "/api/refused" ? 503 : path === "/api/served" ? 200 : answer;
+        const reply = () => res.writeHead(status, { "content-type": "text/plain" }).end(`${status}`);
+        return path === "/api/served" ? setTimeout(reply, 300) : reply();
       }
       if (PAGES[path]) {
         const [attrs, headers] = PAGES[path];
@@ -153,6 +156,33 @@ describe("the tag's stand-in, in Chromium", () => {
     });
     assert.deepEqual(again, { out: [503, 503, 503, 503, 503], status: "loading" });
     assert.equal(counts.get("/api/before-go"), 1, "only the first load's request reached the API");
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test("Go, once it runs, judges the answers that came before it: a 503 of a burst that also succeeded is withdrawn", { timeout: 45_000 }, async () => {
+    const context = await browser.newContext();
+    let releaseWasm = () => {};
+    const wasmHeld = new Promise((r) => (releaseWasm = r));
+    await context.route(/\.wasm$/, async (route) => {
+      await wasmHeld;
+      await route.continue().catch(() => {});
+    });
+    const { page, problems } = await watchedPage(context);
+    await page.goto(`${server.url}/`);
+    const early = await page.evaluate(async () => {
+      const served = gatewayCircuit.fetch("/api/served");
+      const refused = await gatewayCircuit.fetch("/api/refused");
+      const armed = gatewayCircuit.read()?.httpStatus ?? null;
+      return { refused: refused.status, armed, served: (await served).status, status: gatewayCircuit.status };
+    });
+    assert.deepEqual(early, { refused: 503, armed: 503, served: 200, status: "loading" }, "armed at once by the early rule");
+    releaseWasm();
+    const judged = await page.evaluate(async () => {
+      await gatewayCircuit.ready;
+      return { status: gatewayCircuit.status, armed: gatewayCircuit.read(), stored: sessionStorage.getItem("gateway_circuit_v1") };
+    });
+    assert.deepEqual(judged, { status: "ready", armed: null, stored: null }, "Go's rule: a success of the same burst withdraws the trip");
     assert.deepEqual(problems, []);
     await context.close();
   });
