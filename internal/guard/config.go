@@ -3,7 +3,6 @@
 package guard
 
 import (
-	"slices"
 	"strconv"
 	"strings"
 
@@ -192,8 +191,10 @@ func (k kind) check(v string) (string, string) {
 				w = a[1]
 			}
 		}
-		if slices.Contains(r.Words, w) {
-			return w, ""
+		for _, word := range r.Words {
+			if w == word {
+				return w, ""
+			}
 		}
 		return "", r.Reason
 	}
