@@ -434,3 +434,20 @@ test("with data-trip-min-failures above 1, the early rule arms nothing: Go's rul
   await bad; // learnt from before the caller gets it
   assert.equal(gc.read(), null);
 });
+
+test("before Go runs, a circuit whose TTL is over reads as half-open, as Go reads it, and stays stored for the probe", () => {
+  let t = 1_000_000;
+  const storage = new MemoryStorage();
+  storage.setItem("gateway_circuit_v1", JSON.stringify({ until: t + 1000, httpStatus: 502, halfOpenUntil: t + 60_000 }));
+  const data = { wasm: "/m.wasm", scope: "/api/" };
+  const gc = createGatewayCircuit(
+    readOptions(data, base).options,
+    { fetch: recordingFetch().fetchFn, storage, baseUrl: () => base, now: () => t, start: () => new Promise(() => {}) },
+    data,
+  );
+  assert.equal(gc.read()?.httpStatus, 502);
+  t += 2000;
+  assert.equal(gc.read(), null);
+  assert.equal(gc.blocking().halfOpen, true);
+  assert.ok(storage.getItem("gateway_circuit_v1"), "kept: the next request is the one probe");
+});

@@ -299,8 +299,7 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
     const r = call((e) => e.read(now()));
     if (r !== null) sync((r & Flag.Changed) !== 0);
     else if (mirror.get() && !mirror.armed()) {
-      writeRaw(storage, null);
-      gate.stored = null;
+      gate.load(now()); // read as Go reads it: half-open now, or closed and removed
       syncFromGate();
     }
     else if (mirror.blocking().pauses.length) syncFromGate(); // a pause ended
