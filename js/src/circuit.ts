@@ -265,9 +265,8 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
     for (const observe of early.splice(0)) observe(e);
   }
 
-  /** The calls the tag's file sent before this facade ran (early.ts): counted, and learnt from like those sent before Go; what its early rule stored. */
-  function takeOver(sent: readonly EarlyCall[], provisional: string | null) {
-    if (provisional !== null) gate.provisional = provisional;
+  /** The calls the tag's file sent before this facade ran (early.ts): counted, and learnt from like those sent before Go. */
+  function takeOver(sent: readonly EarlyCall[]) {
     for (const { input, init, answer } of sent) {
       core.counts.calls++;
       const req = readCall(gateView, input, init, env.baseUrl());

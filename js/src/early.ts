@@ -48,12 +48,11 @@ export interface EarlyCall {
   answer: Promise<Response>;
 }
 
-/** What the facade takes over: the calls already sent, what to do again, and the circuit the early rule stored. */
+/** What the facade takes over: the calls already sent (it learns how they went), and what to do again. */
 export interface Handover {
   sent: EarlyCall[];
   clear: boolean;
   forget: boolean;
-  provisional: string | null;
 }
 
 export interface Early {
@@ -70,7 +69,7 @@ export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | nu
   let arrive: (f: GatewayCircuit | null) => void = () => {};
   const arrived = new Promise<GatewayCircuit | null>((r) => (arrive = r));
   const listeners = new Map<Listener, () => void>();
-  const handover: Handover = { sent: [], clear: false, forget: false, provisional: null };
+  const handover: Handover = { sent: [], clear: false, forget: false };
   const rule = readCircuitTimes(data);
   const scope = resolveScope(data.scope, base).prefixes;
   const blocking = (): Blocking => storedBlocking(storage, Date.now(), rule.maxTtlMs);
@@ -82,7 +81,6 @@ export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | nu
   /** Stores the circuit (null clears it) and tells the subscribers. */
   function write(s: StoredCircuit | null) {
     writeRaw(storage, s && toStored(s)); // the facade's gate reports storage that throws
-    handover.provisional = null;
     const b = blocking();
     for (const l of [...listeners.keys()]) {
       try {

@@ -60,9 +60,9 @@ if (tag && !g[Symbol.for("gatewaycircuit.facade")] && tag.early.api.status === "
     },
     data,
   );
-  const internal = facade as unknown as { [RELOAD]: () => void; [TAKE_OVER]: (sent: EarlyCall[], provisional: string | null) => void };
-  const { sent, clear, forget, provisional } = tag.early.adopt(facade)!;
-  internal[TAKE_OVER](sent, provisional);
+  const internal = facade as unknown as { [RELOAD]: () => void; [TAKE_OVER]: (sent: EarlyCall[]) => void };
+  const { sent, clear, forget } = tag.early.adopt(facade)!;
+  internal[TAKE_OVER](sent);
   if (clear) facade.clear();
   if (forget) facade.forget();
   // A page restored by Back/Forward keeps its memory: the stored state is read again.
