@@ -43,14 +43,6 @@ export function armed(rule: CircuitTimes, now: number, httpStatus: number, ttlMs
   return { until, httpStatus, strikes: 0, halfOpenUntil: until + rule.halfOpenMs };
 }
 
-/**
- * The early rule (config.ts EarlyRule) on an answer that came before Go
- * runs: an in-scope trip status arms at once, when Go's rule arms on one.
- */
-export function tripsEarly(rule: EarlyRule, scope: readonly string[], url: string, status: number): boolean {
-  return rule.armsAtOnce && rule.tripStatuses.includes(status) && inScope(url, scope);
-}
-
 /** What is stored and blocks at `now`, read as Go reads it (the circuit clamped, half-open, the pauses), without writing back. */
 export function storedBlocking(storage: StorageLike | null, now: number, maxTtlMs: number): Blocking {
   const r = restorePhase(readRaw(storage), now, maxTtlMs);
@@ -100,9 +92,14 @@ export class Gate {
     return this.stored;
   }
 
-  /** The early rule on an answer that came before Go runs (tripsEarly), unless armed already; returns whether it armed. */
+  /**
+   * The early rule (config.ts EarlyRule) on an answer that came before Go
+   * runs: an in-scope trip status arms at once, when Go's rule arms on one
+   * failure and the circuit is not armed already. Returns whether it armed.
+   */
   armEarly(rule: EarlyRule, url: string, status: number, now: number): boolean {
-    if (!tripsEarly(rule, this.scope, url, status) || (this.stored && now < this.stored.until)) return false;
+    if (!rule.armsAtOnce || !rule.tripStatuses.includes(status) || !inScope(url, this.scope)) return false;
+    if (this.stored && now < this.stored.until) return false; // a straggler of the burst that armed it
     this.write(armed(rule, now, status));
     this.provisional = readRaw(this.storage);
     return true;
