@@ -11,7 +11,7 @@
 
 E2E_ENGINES ?= chromium firefox webkit
 E2E_ONCE := e2e/faults.test.mjs e2e/nextjs.test.mjs e2e/nginx.test.mjs e2e/behind-nginx.test.mjs \
-  e2e/docs.test.mjs e2e/package.test.mjs e2e/fresh-app.test.mjs
+  e2e/docs.test.mjs e2e/package.test.mjs e2e/fresh-app.test.mjs e2e/standin.test.mjs
 E2E_PORTABLE = $(filter-out $(E2E_ONCE),$(sort $(shell find e2e -name '*.test.mjs')))
 FIREFOX ?= /usr/bin/firefox-esr
 WEBKIT_WEBDRIVER ?= /usr/bin/WebKitWebDriver

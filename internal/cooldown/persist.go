@@ -15,11 +15,15 @@ const StorageKey = "gateway_cooldown_v1"
 // Encode when it moved.
 func (c *Cooldown) Version() uint64 { return c.version }
 
-// askedPrefix starts the line that marks the pause of the service line
+// AskedPrefix starts the line that marks the pause of the service line
 // before it as asked for by the server. A reader of the first format (the
 // shim's pre-ready gate: "untilMs strikes service" lines, others skipped)
 // still reads every pause right, and merely does not know who chose it.
-const askedPrefix = "retry-after "
+const AskedPrefix = "retry-after "
+
+// MaxStoredStrikes bounds the strikes a stored line may carry: a line with
+// more is not one Encode wrote, and Restore skips it.
+const MaxStoredStrikes = 64
 
 // Encode writes the services oldest first, one line "untilMs strikes
 // service" each, followed by a line "retry-after service" when the server
@@ -35,7 +39,7 @@ func (c *Cooldown) Encode() string {
 		b.WriteString(k)
 		b.WriteByte('\n')
 		if s.asked {
-			b.WriteString(askedPrefix)
+			b.WriteString(AskedPrefix)
 			b.WriteString(k)
 			b.WriteByte('\n')
 		}
@@ -57,7 +61,7 @@ func (c *Cooldown) Restore(raw string, nowMs int64) {
 		c.services.Clear()
 	}
 	for _, line := range strings.Split(raw, "\n") {
-		if svc, ok := strings.CutPrefix(line, askedPrefix); ok {
+		if svc, ok := strings.CutPrefix(line, AskedPrefix); ok {
 			if s, known := c.services.Peek(svc); known && !s.asked {
 				s.asked = true
 				c.put(svc, s)
@@ -68,7 +72,7 @@ func (c *Cooldown) Restore(raw string, nowMs int64) {
 		strikes, svc, ok2 := strings.Cut(rest, " ")
 		u, ok3 := text.Int(until)
 		n, ok4 := text.Int(strikes)
-		if !ok1 || !ok2 || !ok3 || !ok4 || n < 0 || n > 64 || svc == "" {
+		if !ok1 || !ok2 || !ok3 || !ok4 || n < 0 || n > MaxStoredStrikes || svc == "" {
 			continue
 		}
 		s := service{untilMs: min(u, nowMs+c.policy.MaxPauseMs), strikes: int(n)}

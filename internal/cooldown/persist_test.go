@@ -1,6 +1,10 @@
 package cooldown_test
 
 import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
 	"testing"
 
 	"github.com/gatewaycircuit/gatewaycircuit/internal/cooldown"
@@ -97,4 +101,44 @@ func FuzzRestore(f *testing.F) {
 			t.Fatalf("Encode/Restore does not round-trip: %q vs %q", c.Encode(), d.Encode())
 		}
 	})
+}
+
+// The vectors are shared with the shim's reader (js/src/storage.test.ts,
+// readPauses): the pre-ready gate and the stand-in read the stored pauses
+// as Restore does.
+func TestRestoreVectors(t *testing.T) {
+	raw, err := os.ReadFile("testdata/pause_vectors.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file struct {
+		Now     int64 `json:"now"`
+		Vectors []struct {
+			Name string  `json:"name"`
+			Raw  string  `json:"raw"`
+			Want [][]any `json:"want"`
+		} `json:"vectors"`
+	}
+	if err := json.Unmarshal(raw, &file); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range file.Vectors {
+		t.Run(v.Name, func(t *testing.T) {
+			c, _ := cooldown.New(cooldown.Policy{})
+			c.Restore(v.Raw, file.Now)
+			var got []string
+			for _, p := range c.Pauses(file.Now) {
+				got = append(got, fmt.Sprint(p.Service, " ", p.UntilMs, " ", p.ServerAsked))
+			}
+			var want []string
+			for _, w := range v.Want {
+				want = append(want, fmt.Sprint(w[0], " ", int64(w[1].(float64)), " ", w[2]))
+			}
+			slices.Sort(got)
+			slices.Sort(want)
+			if !slices.Equal(got, want) {
+				t.Errorf("got %q, want %q", got, want)
+			}
+		})
+	}
 }

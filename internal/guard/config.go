@@ -1,3 +1,5 @@
+//go:generate go test -run TestPolicyTypeScript -update .
+
 package guard
 
 import (
@@ -43,21 +45,26 @@ import (
 //	data-empty-ttl        off                 GETs that keep answering empty are cached longer
 //
 // Switches take "on" or "off" ("true" and "false" too), in any case.
+//
+// This table, the kinds' rules below and the stored formats' limits are
+// published to the shim as data (js/src/policy.gen.ts, PolicyTypeScript):
+// the tag's stand-in and the pre-ready gate read attributes and storage by
+// them before the wasm runs, so they cannot disagree with Go.
 var settings = []setting{
-	{"ttlMs", "data-ttl-ms", strconv.Itoa(circuit.DefaultTTLMs), millis},
-	{"maxTtlMs", "data-max-ttl-ms", strconv.Itoa(circuit.DefaultMaxTTLMs), millis},
-	{"tripStatuses", "data-trip-statuses", "502,503,504", statuses},
-	{"tripWindowMs", "data-trip-window-ms", strconv.Itoa(circuit.DefaultTripWindowMs), millis},
-	{"tripMinFailures", "data-trip-min-failures", strconv.Itoa(circuit.DefaultTripMinFailures), count},
-	{"halfOpenMs", "data-half-open-ms", "", millis},
-	{"stale", "data-stale", "off", onOff},
-	{"staleMaxMs", "data-stale-max-ms", strconv.Itoa(stale.DefaultMaxStaleMs), millis},
-	{"coalesce", "data-coalesce", "on", onOff},
-	{"negativeCache", "data-negative-cache", "on", onOffAlways},
-	{"cooldown", "data-cooldown", "on", onOff},
-	{"probe", "data-probe", "on", onOff},
-	{"idempotency", "data-idempotency", "on", onOffCrossOrigin},
-	{"emptyTtl", "data-empty-ttl", "off", onOff},
+	{"ttlMs", "data-ttl-ms", strconv.Itoa(circuit.DefaultTTLMs), millis, "maxTtlMs"},
+	{"maxTtlMs", "data-max-ttl-ms", strconv.Itoa(circuit.DefaultMaxTTLMs), millis, ""},
+	{"tripStatuses", "data-trip-statuses", "502,503,504", statuses, ""},
+	{"tripWindowMs", "data-trip-window-ms", strconv.Itoa(circuit.DefaultTripWindowMs), millis, ""},
+	{"tripMinFailures", "data-trip-min-failures", strconv.Itoa(circuit.DefaultTripMinFailures), count, ""},
+	{"halfOpenMs", "data-half-open-ms", "", millis, "maxTtlMs"},
+	{"stale", "data-stale", "off", onOff, ""},
+	{"staleMaxMs", "data-stale-max-ms", strconv.Itoa(stale.DefaultMaxStaleMs), millis, ""},
+	{"coalesce", "data-coalesce", "on", onOff, ""},
+	{"negativeCache", "data-negative-cache", "on", onOffAlways, ""},
+	{"cooldown", "data-cooldown", "on", onOff, ""},
+	{"probe", "data-probe", "on", onOff, ""},
+	{"idempotency", "data-idempotency", "on", onOffCrossOrigin, ""},
+	{"emptyTtl", "data-empty-ttl", "off", onOff, ""},
 }
 
 type kind int
@@ -71,9 +78,34 @@ const (
 	onOffCrossOrigin
 )
 
+// kindRule is how a value of a kind is checked: a whole number (each item of
+// a comma-separated list, for List) from Min to Max, or one of Words.
+type kindRule struct {
+	Min, Max int64
+	List     bool
+	Words    []string
+	Reason   string // why a value is refused (a list names the bad item instead)
+}
+
+var kinds = [...]kindRule{
+	millis:           {Min: 1, Max: 1 << 53, Reason: "is not a positive whole number of milliseconds"},
+	count:            {Min: 1, Max: 1000, Reason: "is not a whole number from 1 to 1000"},
+	statuses:         {Min: 100, Max: 599, List: true},
+	onOff:            {Words: []string{"on", "off"}, Reason: "is not on or off"},
+	onOffAlways:      {Words: []string{"on", "off", "always"}, Reason: "is not on, off or always"},
+	onOffCrossOrigin: {Words: []string{"on", "off", "cross-origin"}, Reason: "is not on, off or cross-origin"},
+}
+
+// aliases are the other spellings a switch takes.
+var aliases = [][2]string{{"true", "on"}, {"false", "off"}}
+
+// setting is one attribute. capBy names the setting whose value caps this
+// one: a larger value is lowered to it (with a warning when it was given),
+// and an empty default stands for it.
 type setting struct {
 	name, attr, def string
 	kind            kind
+	capBy           string
 }
 
 // ParseAttributes reads the attributes (see settings). Lines for names it
@@ -108,25 +140,20 @@ func ParseAttributes(lines string) (p Policy, options string, warnings []string)
 		}
 		values[s.name] = norm
 	}
-	ttl, maxTTL := ms(values["ttlMs"]), ms(values["maxTtlMs"])
-	if _, set := given["ttlMs"]; !set && ttl > maxTTL {
-		ttl = maxTTL // a lower maximum lowers the default
-	} else if ttl > maxTTL {
-		warnings = append(warnings, "data-ttl-ms: "+values["ttlMs"]+" exceeds data-max-ttl-ms "+values["maxTtlMs"]+"; using "+values["maxTtlMs"])
-		ttl = maxTTL
+	for _, s := range settings {
+		if s.capBy == "" {
+			continue
+		}
+		v, limit := values[s.name], values[s.capBy]
+		if _, set := given[s.name]; set && v != "" && ms(v) > ms(limit) {
+			warnings = append(warnings, s.attr+": "+v+" exceeds "+attrOf(s.capBy)+" "+limit+"; using "+limit)
+		}
+		if v == "" || ms(v) > ms(limit) {
+			values[s.name] = limit // a lower maximum lowers the default
+		}
 	}
-	values["ttlMs"] = strconv.FormatInt(ttl, 10)
-
+	ttl, maxTTL, halfOpen := ms(values["ttlMs"]), ms(values["maxTtlMs"]), ms(values["halfOpenMs"])
 	on := func(name string) bool { return values[name] == "on" }
-	halfOpen := ms(values["halfOpenMs"]) // "" (the default): the maximum TTL
-	if halfOpen > maxTTL {
-		warnings = append(warnings, "data-half-open-ms: "+values["halfOpenMs"]+" exceeds data-max-ttl-ms "+values["maxTtlMs"]+"; using "+values["maxTtlMs"])
-		halfOpen = maxTTL
-	}
-	if halfOpen == 0 {
-		halfOpen = maxTTL
-	}
-	values["halfOpenMs"] = strconv.FormatInt(halfOpen, 10)
 	minFailures, _ := text.Int(values["tripMinFailures"])
 	p.Circuit = circuit.Policy{
 		TTLMs: ttl, MaxTTLMs: maxTTL, TripStatuses: statusList(values["tripStatuses"]), Scope: scope,
@@ -156,56 +183,50 @@ func ParseAttributes(lines string) (p Policy, options string, warnings []string)
 
 // check returns v in its normal form, or why it is rejected.
 func (k kind) check(v string) (string, string) {
-	switch k {
-	case millis:
-		n, ok := text.Int(v)
-		if !ok || n <= 0 || n > 1<<53 {
-			return "", "is not a positive whole number of milliseconds"
-		}
-		return strconv.FormatInt(n, 10), ""
-	case count:
-		n, ok := text.Int(v)
-		if !ok || n < 1 || n > 1000 {
-			return "", "is not a whole number from 1 to 1000"
-		}
-		return strconv.FormatInt(n, 10), ""
-	case statuses:
-		var parts []string
-		for _, part := range strings.Split(v, ",") {
-			part = text.TrimSpace(part)
-			if part == "" {
-				continue
+	r := kinds[k]
+	if r.Words != nil {
+		w := text.Lower(v)
+		for _, a := range aliases {
+			if w == a[0] {
+				w = a[1]
 			}
-			n, ok := text.Int(part)
-			if !ok || n < 100 || n > 599 {
-				return "", "lists " + strconv.Quote(part) + ", not an HTTP status (100-599)"
+		}
+		for _, word := range r.Words {
+			if w == word {
+				return w, ""
 			}
-			parts = append(parts, strconv.FormatInt(n, 10))
 		}
-		return strings.Join(parts, ","), ""
-	default:
-		switch text.Lower(v) {
-		case "always":
-			if k == onOffAlways {
-				return "always", ""
-			}
-		case "cross-origin":
-			if k == onOffCrossOrigin {
-				return "cross-origin", ""
-			}
-		case "on", "true":
-			return "on", ""
-		case "off", "false":
-			return "off", ""
-		}
-		if k == onOffAlways {
-			return "", "is not on, off or always"
-		}
-		if k == onOffCrossOrigin {
-			return "", "is not on, off or cross-origin"
-		}
-		return "", "is not on or off"
+		return "", r.Reason
 	}
+	if !r.List {
+		n, ok := text.Int(v)
+		if !ok || n < r.Min || n > r.Max {
+			return "", r.Reason
+		}
+		return strconv.FormatInt(n, 10), ""
+	}
+	var parts []string
+	for _, part := range strings.Split(v, ",") {
+		part = text.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		n, ok := text.Int(part)
+		if !ok || n < r.Min || n > r.Max {
+			return "", "lists " + strconv.Quote(part) + ", not an HTTP status (" + strconv.FormatInt(r.Min, 10) + "-" + strconv.FormatInt(r.Max, 10) + ")"
+		}
+		parts = append(parts, strconv.FormatInt(n, 10))
+	}
+	return strings.Join(parts, ","), ""
+}
+
+func attrOf(name string) string {
+	for _, s := range settings {
+		if s.name == name {
+			return s.attr
+		}
+	}
+	return name
 }
 
 func ms(v string) int64 {

@@ -31,7 +31,8 @@ function recordingFetch() {
 async function facade(script: Script, attrs: Record<string, string> = {}, started?: Promise<void>, storage: MemoryStorage | null = null) {
   const engine = new FakeEngine(script);
   const { fetchFn, sent } = recordingFetch();
-  const { options } = readOptions({ wasm: "/m.wasm", scope: "/api/", ...attrs }, base);
+  const data = { wasm: "/m.wasm", scope: "/api/", ...attrs };
+  const { options } = readOptions(data, base);
   const gc = createGatewayCircuit(options, {
     fetch: fetchFn,
     storage,
@@ -40,7 +41,7 @@ async function facade(script: Script, attrs: Record<string, string> = {}, starte
       await started;
       return { engine, options: "", createGoPath, readGoOptions };
     },
-  });
+  }, data);
   if (!started) await gc.ready;
   return { gc, engine, sent };
 }
@@ -372,4 +373,81 @@ test("quiet path: callers who joined a lead without a signal share its answer, a
   sent[3]!.answer(new Response("y2"));
   assert.equal(await (await again).text(), "y2");
   assert.equal(gc.diagnostics().flights, 0);
+});
+
+test("before Go runs, an in-scope trip status arms the stored circuit at once; Go, once it runs, judges that answer again and may withdraw", async () => {
+  let start = () => {};
+  const started = new Promise<void>((r) => (start = r));
+  const storage = new MemoryStorage();
+  const { gc, engine, sent } = await facade({}, {}, started, storage);
+  const heard: (number | null)[] = [];
+  gc.subscribe((s) => heard.push(s?.httpStatus ?? null));
+  await Promise.resolve(); // the state at subscribe time (nothing) is reported once
+  heard.length = 0;
+  const out = gc.fetch("https://cdn.test/lib.js"); // out of scope: arms nothing
+  const bad = gc.fetch("/api/a");
+  await until(() => sent.length === 2);
+  sent[0]!.answer(new Response("", { status: 502 }));
+  sent[1]!.answer(new Response("", { status: 502 }));
+  await Promise.all([out, bad]);
+  await until(() => gc.read() !== null);
+  assert.equal(gc.read()!.httpStatus, 502);
+  assert.ok(gc.read()!.until > Date.now() + 110_000, "for the TTL");
+  const provisional = storage.getItem("gateway_circuit_v1");
+  assert.ok(provisional && JSON.parse(provisional).halfOpenUntil > 0, `stored as Go stores it: ${provisional}`);
+  assert.deepEqual(heard, [502]);
+  const calls: string[] = [];
+  engine.reload = () => (calls.push(`reload, stored: ${storage.getItem("gateway_circuit_v1")}`), 0);
+  engine.observe = (_now, method, url, status) => (calls.push(`observe ${method} ${url} ${status}`), false);
+  start();
+  await gc.ready;
+  assert.deepEqual(calls, ["reload, stored: null", "observe GET http://app.test/api/a 502"], "withdrawn, then judged by Go");
+  assert.equal(gc.read(), null, "this Go (a fake) did not arm again");
+  assert.deepEqual(heard, [502, null]);
+});
+
+test("Go does not withdraw a circuit the app armed (or cleared) after the early rule's", async () => {
+  let start = () => {};
+  const started = new Promise<void>((r) => (start = r));
+  const storage = new MemoryStorage();
+  const { gc, engine, sent } = await facade({}, {}, started, storage);
+  const bad = gc.fetch("/api/a");
+  await until(() => sent.length === 1);
+  sent[0]!.answer(new Response("", { status: 503 }));
+  await bad;
+  await until(() => gc.read() !== null);
+  gc.arm(500, 60_000);
+  let reloads = 0;
+  engine.reload = () => (reloads++, 0);
+  start();
+  await gc.ready;
+  assert.equal(reloads, 0);
+  assert.equal(JSON.parse(storage.getItem("gateway_circuit_v1")!).httpStatus, 500);
+});
+
+test("with data-trip-min-failures above 1, the early rule arms nothing: Go's rule would not arm on one failure", async () => {
+  const storage = new MemoryStorage();
+  const { gc, sent } = await facade({}, { tripMinFailures: "3" }, new Promise(() => {}), storage);
+  const bad = gc.fetch("/api/a");
+  await until(() => sent.length === 1);
+  sent[0]!.answer(new Response("", { status: 502 }));
+  await bad; // learnt from before the caller gets it
+  assert.equal(gc.read(), null);
+});
+
+test("before Go runs, a circuit whose TTL is over reads as half-open, as Go reads it, and stays stored for the probe", () => {
+  let t = 1_000_000;
+  const storage = new MemoryStorage();
+  storage.setItem("gateway_circuit_v1", JSON.stringify({ until: t + 1000, httpStatus: 502, halfOpenUntil: t + 60_000 }));
+  const data = { wasm: "/m.wasm", scope: "/api/" };
+  const gc = createGatewayCircuit(
+    readOptions(data, base).options,
+    { fetch: recordingFetch().fetchFn, storage, baseUrl: () => base, now: () => t, start: () => new Promise(() => {}) },
+    data,
+  );
+  assert.equal(gc.read()?.httpStatus, 502);
+  t += 2000;
+  assert.equal(gc.read(), null);
+  assert.equal(gc.blocking().halfOpen, true);
+  assert.ok(storage.getItem("gateway_circuit_v1"), "kept: the next request is the one probe");
 });

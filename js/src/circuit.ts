@@ -15,11 +15,11 @@
 // comes before it.
 
 import { Flag, METRICS, Quiet } from "./abi.gen.js";
-import { type DataAttributes, type ResolvedOptions, attributesText, type readGoOptions } from "./config.js";
+import { type DataAttributes, type ResolvedOptions, attributesText, type readGoOptions, readEarlyRule } from "./config.js";
 import type { EarlyCall } from "./early.js";
 import type { Engine } from "./engine.js";
 import { isCircuitOpenError, isGatewayError, isIdempotencyError } from "./errors.js";
-import { Gate } from "./gate.js";
+import { Gate, armed } from "./gate.js";
 import type { Facade, GoPath } from "./gopath.js";
 import { statusOf } from "./network.js";
 import { createFetchJSON, createQueryFn, createRetry } from "./query.js";
@@ -30,7 +30,7 @@ import { RELOAD } from "./frames.js";
 import { StateMirror } from "./state.js";
 import { checkArm } from "./surface.js";
 import { parked } from "./wait.js";
-import { type CircuitState, type StorageLike, readPauses, toStored, writeRaw } from "./storage.js";
+import { type CircuitState, type StorageLike, readPauses, readRaw, writeRaw } from "./storage.js";
 import type { GatewayCircuit, Metrics, ModuleStatus } from "./types.js";
 
 export interface Environment {
@@ -90,13 +90,15 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
 
   const mirror = new StateMirror(now, () => read(), env.changed);
   const gate = new Gate(storage, o.scope, o.maxTtlMs, now());
+  const rule = readEarlyRule(data);
+  /** The answers that came before Go ran, for Go to judge when it runs. */
+  const early: ((e: Engine) => boolean)[] = [];
   syncFromGate();
 
   /** The mirror from what the gate read (before Go runs, and in fallback). */
   function syncFromGate() {
-    const t = now();
-    const c = gate.stored && t < gate.stored.until ? gate.stored : null;
-    mirror.set(c, gate.halfOpen(c, t), gate.pausesAt(t));
+    const b = gate.blocking(now());
+    mirror.set(b.circuit, b.halfOpen, b.pauses);
   }
 
   /**
@@ -228,14 +230,39 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
     return p;
   }
 
-  /** Once Go runs, it learns how a request sent before went, without making the caller wait. */
+  /**
+   * How a request sent before Go ran went. Until Go runs, a trip status arms
+   * the stored circuit at once by the early rule (so that F5 is blocked
+   * already); Go, when it runs, judges every such answer with its whole rule.
+   */
   function learnLater(req: GateView, p: Promise<Response>) {
-    const late = (st: number, ra: string, finalUrl: string) => () =>
-      sync(call((e) => e.observe(now(), req.method, req.url, st, ra, finalUrl)) ?? false);
+    const learn = (st: number, ra: string, finalUrl: string) => {
+      const at = now();
+      const observe = (e: Engine) => e.observe(at, req.method, req.url, st, ra, finalUrl);
+      if (engine) sync(call(observe) ?? false);
+      else if (status === "loading") {
+        early.push(observe);
+        if (gate.armEarly(rule, finalUrl || req.url, st, at)) syncFromGate();
+      }
+    };
     p.then(
-      (res) => ready.then(late(statusOf(res), res.headers.get("retry-after") ?? "", res.redirected ? res.url : ""), noop),
-      () => ready.then(late(0, "", ""), noop),
+      (res) => learn(statusOf(res), res.headers.get("retry-after") ?? "", res.redirected ? res.url : ""),
+      () => learn(0, "", ""),
     );
+  }
+
+  /**
+   * Go's judgement of the answers that came before it: the circuit the early
+   * rule stored, if still there, is withdrawn, and the answers are observed in
+   * order (at their times), so it stays armed only when Go's rule arms it.
+   */
+  function judgeEarly(e: Engine) {
+    if (gate.provisional !== null && readRaw(storage) === gate.provisional) {
+      writeRaw(storage, null);
+      e.reload(now());
+    }
+    gate.provisional = null;
+    for (const observe of early.splice(0)) observe(e);
   }
 
   /** The calls the tag's file sent before this facade ran (early.ts): counted, and learnt from like those sent before Go. */
@@ -271,8 +298,7 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
     const r = call((e) => e.read(now()));
     if (r !== null) sync((r & Flag.Changed) !== 0);
     else if (mirror.get() && !mirror.armed()) {
-      writeRaw(storage, null);
-      gate.stored = null;
+      gate.load(now()); // read as Go reads it: half-open now, or closed and removed
       syncFromGate();
     }
     else if (mirror.blocking().pauses.length) syncFromGate(); // a pause ended
@@ -287,9 +313,7 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
     if (r !== null && r < 0) throw new RangeError(`gatewayCircuit.arm: ${engine?.message() ?? "rejected"}`);
     if (r !== null) sync((r & Flag.Changed) !== 0);
     else {
-      const next = { until: now() + Math.min(ttl || o.ttlMs, o.maxTtlMs), httpStatus };
-      writeRaw(storage, toStored(next));
-      gate.stored = next;
+      gate.write(armed(rule, now(), httpStatus, ttl));
       syncFromGate();
     }
     return { ...mirror.get()! };
@@ -299,8 +323,7 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
     const r = call((e) => e.clear());
     if (r !== null) sync((r & Flag.Changed) !== 0);
     else {
-      writeRaw(storage, null);
-      gate.stored = null;
+      gate.write(null);
       gate.clearChosen();
       syncFromGate();
     }
@@ -342,7 +365,8 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
       path = createGoPath(e, core, o, guardedFetch);
       status = "ready";
       e.exited.catch(die);
-      syncFromEngine(e);
+      call(judgeEarly);
+      if (engine) syncFromEngine(e);
     },
     (err: unknown) => {
       die(err);

@@ -1,18 +1,103 @@
 // data-* attributes → options. Go owns the configuration
 // (internal/guard.ParseAttributes): it gets the attributes raw, applies the
 // defaults, validates, warns about each bad value and says which options are
-// in force. Until the wasm runs, the gate needs a few of them at once; this
-// reader follows the same rules, checked by the same vectors
-// (internal/guard/testdata/attribute_vectors.json), and stays silent about
-// bad values: Go names them. What only JS can do is JS's: resolving data-scope
-// and data-wasm against the page (the URL parser), and warning about those.
+// in force. Until the wasm runs, the stand-in and the gate need a few of them
+// at once: they read them by the table Go publishes (policy.gen.ts: each
+// setting's default, its kind's range or words, the setting that caps it),
+// checked by the same vectors (internal/guard/testdata/attribute_vectors.json),
+// and stay silent about bad values: Go names them. What only JS can do is
+// JS's: resolving data-scope and data-wasm against the page (the URL
+// parser), and warning about those.
 
+import {
+  ALIASES,
+  HALF_OPEN_MS,
+  KINDS,
+  MAX_TTL_MS,
+  SETTINGS,
+  type Setting,
+  STALE_MAX_MS,
+  TRIP_MIN_FAILURES,
+  TRIP_STATUSES,
+  TTL_MS,
+} from "./policy.gen.js";
 import { resolveScope } from "./scope.js";
-import { isHttpStatus } from "./storage.js";
 
-export const DEFAULT_TTL_MS = 120_000;
-export const DEFAULT_MAX_TTL_MS = 600_000;
-export const DEFAULT_TRIP_STATUSES: readonly number[] = [502, 503, 504];
+function statusList(v: string): number[] {
+  return v === "" ? [] : v.split(",").map(Number);
+}
+
+// Pure calls (droppable where unused, as in the tag's file).
+export const DEFAULT_TTL_MS = /* @__PURE__ */ (() => Number(TTL_MS.def))();
+export const DEFAULT_MAX_TTL_MS = /* @__PURE__ */ (() => Number(MAX_TTL_MS.def))();
+export const DEFAULT_TRIP_STATUSES: readonly number[] = /* @__PURE__ */ (() => statusList(TRIP_STATUSES.def))();
+export const DEFAULT_STALE_MAX_MS = /* @__PURE__ */ (() => Number(STALE_MAX_MS.def))();
+
+/** A whole number as Go's text.Int reads it (an optional sign, decimal digits, within int64), or null. */
+export function wholeNumber(s: string): bigint | null {
+  if (!/^[+-]?\d+$/.test(s)) return null;
+  const n = BigInt(s);
+  return n >= -(2n ** 63n) && n < 2n ** 63n ? n : null;
+}
+
+/** The value Go puts in force for `raw` (before caps): its normal form, or the default when absent, blank or refused. */
+function checked(s: Setting, raw: string | undefined): string {
+  const v = raw?.trim() ?? "";
+  if (v === "") return s.def;
+  const k = KINDS[s.kind]!;
+  if (k.words.length) {
+    const w = v.toLowerCase();
+    const word = Object.prototype.hasOwnProperty.call(ALIASES, w) ? ALIASES[w]! : w;
+    return k.words.includes(word) ? word : s.def;
+  }
+  const items = k.list ? v.split(",").map((p) => p.trim()).filter((p) => p !== "") : [v];
+  const nums = items.map(wholeNumber);
+  return nums.every((n) => n !== null && n >= BigInt(k.min) && n <= BigInt(k.max)) ? nums.join(",") : s.def;
+}
+
+/**
+ * The settings Go puts in force (ParseAttributes), as text by name. A
+ * setting's cap (capBy) must be among `only`.
+ */
+export function readSettings(data: DataAttributes, only: readonly Setting[]): Record<string, string> {
+  const given = data as Record<string, string | undefined>;
+  const values: Record<string, string> = {};
+  for (const s of only) values[s.name] = checked(s, given[s.name]);
+  for (const s of only) {
+    const cap = values[s.capBy];
+    if (cap !== undefined && (values[s.name] === "" || Number(values[s.name]) > Number(cap))) values[s.name] = cap;
+  }
+  return values;
+}
+
+/**
+ * The smallest part of Go's trip rule, for the answers that come before the
+ * wasm runs: an in-scope trip status arms the stored circuit for the TTL
+ * (capped) at once, when Go's rule would arm on one failure. Go judges those
+ * answers again with its whole rule when it runs.
+ */
+export interface EarlyRule extends CircuitTimes {
+  tripStatuses: number[];
+  /** Go's rule arms on a single failure (data-trip-min-failures is 1). */
+  armsAtOnce: boolean;
+}
+
+export function readEarlyRule(data: DataAttributes): EarlyRule {
+  const v = readSettings(data, [TRIP_STATUSES, TRIP_MIN_FAILURES]);
+  return { ...readCircuitTimes(data), tripStatuses: statusList(v.tripStatuses!), armsAtOnce: v.tripMinFailures === "1" };
+}
+
+/** How long a circuit is armed (Go's Arm): the TTL, its cap, and the half-open time after it. */
+export interface CircuitTimes {
+  ttlMs: number;
+  maxTtlMs: number;
+  halfOpenMs: number;
+}
+
+export function readCircuitTimes(data: DataAttributes): CircuitTimes {
+  const v = readSettings(data, [TTL_MS, MAX_TTL_MS, HALF_OPEN_MS]);
+  return { ttlMs: Number(v.ttlMs), maxTtlMs: Number(v.maxTtlMs), halfOpenMs: Number(v.halfOpenMs) };
+}
 
 export interface ResolvedOptions {
   /** Where the wasm is, or null to run the JS gate only. */
@@ -56,12 +141,13 @@ export type DataAttributes = Partial<
     | "probe"
     | "idempotency"
     | "emptyTtl"
+    | "tripWindowMs"
+    | "tripMinFailures"
+    | "halfOpenMs"
     | "load",
     string
   >
 >;
-
-export const DEFAULT_STALE_MAX_MS = 3_600_000;
 
 export function readOptions(
   data: DataAttributes,
@@ -69,36 +155,17 @@ export function readOptions(
   scriptSrc?: string,
 ): { options: ResolvedOptions; problems: string[] } {
   const problems: string[] = [];
-  const positive = (value: string | undefined, fallback: number) => {
-    const v = value?.trim() ?? "";
-    if (!/^\d+$/.test(v)) return fallback;
-    const n = Number(v);
-    return n > 0 && n <= 2 ** 53 ? n : fallback;
-  };
-  const maxTtlMs = positive(data.maxTtlMs, DEFAULT_MAX_TTL_MS);
-  const ttlMs = Math.min(positive(data.ttlMs, DEFAULT_TTL_MS), maxTtlMs);
-
-  let tripStatuses = [...DEFAULT_TRIP_STATUSES];
-  if (data.tripStatuses !== undefined && data.tripStatuses.trim() !== "") {
-    const parts = data.tripStatuses.split(",").map((p) => p.trim()).filter((p) => p !== "");
-    const parsed = parts.map((p) => (/^\d+$/.test(p) ? Number(p) : NaN));
-    if (parsed.every(isHttpStatus)) tripStatuses = parsed;
-  }
-
-  const flag = (value: string | undefined, fallback: boolean) => {
-    const v = value?.trim().toLowerCase() ?? "";
-    if (v === "on" || v === "true") return true;
-    if (v === "off" || v === "false") return false;
-    return fallback;
-  };
-  const stale = flag(data.stale, false);
-  const staleMaxMs = positive(data.staleMaxMs, DEFAULT_STALE_MAX_MS);
-  const coalesce = flag(data.coalesce, true);
-  const negativeCache = flag(data.negativeCache, true);
-  const cooldown = flag(data.cooldown, true);
-  const probe = flag(data.probe, true);
-  const idempotency = flag(data.idempotency, true);
-  const emptyTtl = flag(data.emptyTtl, false);
+  const v = readSettings(data, SETTINGS);
+  const on = (name: string) => v[name] !== "off";
+  const { ttlMs, maxTtlMs, tripStatuses } = readEarlyRule(data);
+  const stale = on("stale");
+  const staleMaxMs = Number(v.staleMaxMs);
+  const coalesce = on("coalesce");
+  const negativeCache = on("negativeCache");
+  const cooldown = on("cooldown");
+  const probe = on("probe");
+  const idempotency = on("idempotency");
+  const emptyTtl = on("emptyTtl");
 
   const scope = resolveScope(data.scope, base);
   problems.push(...scope.problems);

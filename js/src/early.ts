@@ -1,29 +1,45 @@
 // window.gatewayCircuit before the facade's file has run: the tag's file
 // (script.ts) must be small, because it blocks the first paint, so the
 // facade, the pre-ready gate and the policies come in a second file, loaded
-// at once without blocking. Until it runs, this stands in:
+// at once without blocking. Until it runs, this stands in, reading the
+// attributes and storage by the table Go publishes (config.ts, gate.ts,
+// storage.ts over policy.gen.ts), as the facade does:
 //
 // - fetch: with nothing stored (no circuit, no pause) a GET or HEAD goes out
-//   at once, and the facade learns how it went when it arrives; any other
-//   call (a mutation, or anything while a circuit or a pause is stored)
-//   waits for the facade, which decides it as it decides every call.
-// - read() and blocking() read the stored circuit; subscribe() and forget()
-//   are handed over; arm() writes the circuit in the stored format (what
-//   apps without the module write); clear() removes it and is done again by
-//   the facade. The rest waits for the facade or answers as an idle module.
+//   at once, and the facade learns how it went when it arrives (an in-scope
+//   trip status then arms the stored circuit at once by the early rule,
+//   config.ts EarlyRule, for Go to judge again). Any other call (a mutation,
+//   or anything while a circuit or a pause is stored) waits for the facade,
+//   which decides it as it decides every call.
+// - read(), blocking() and subscribe() show the stored state (clamped as Go
+//   clamps it) and what arm() and clear() change; arm() writes the circuit as
+//   Go's Arm does; clear() is done again by the facade. The rest waits for
+//   the facade or answers as an idle module.
 //
 // When the facade arrives it takes this object over (adopt): its own
 // properties replace these, so the object apps hold is the facade itself.
-// If its file cannot load, calls go to the plain fetch (status "fallback",
-// one console.warn) and the page keeps working.
+// If its file cannot load, or has not run within FACADE_WAIT_MS, calls go to
+// the plain fetch through the stored state (a stored circuit or pause still
+// answers with the synthetic 503; status "fallback", one console.warn) and
+// the page keeps working.
 
-import { DEFAULT_TRIP_STATUSES, DEFAULT_TTL_MS } from "./config.js";
 import { isCircuitOpenError, isGatewayError, isIdempotencyError } from "./brand.js";
+import { type DataAttributes, DEFAULT_TRIP_STATUSES, readCircuitTimes } from "./config.js";
+import { armed, serviceOf, storedBlocking } from "./gate.js";
 import { createRetry } from "./query.js";
 import { isRequest, methodOf } from "./request.js";
-import { COOLDOWN_KEY, type CircuitState, type StorageLike, parsePayload, readRaw, toStored, writeRaw } from "./storage.js";
+import { synthetic } from "./responses.js";
+import { inScope, resolveScope } from "./scope.js";
+import { report } from "./state.js";
+import { type StorageLike, type StoredCircuit, toStored, writeRaw } from "./storage.js";
 import { checkArm, noMetrics } from "./surface.js";
 import type { Blocking, GatewayCircuit, Listener } from "./types.js";
+
+/**
+ * How long a call waits for the facade's file at most (it is fetched at once,
+ * at high priority; a few KB). Past it the file counts as failed.
+ */
+export const FACADE_WAIT_MS = 3000;
 
 /** A call sent before the facade ran: what was asked, and its answer. */
 export interface EarlyCall {
@@ -32,7 +48,7 @@ export interface EarlyCall {
   answer: Promise<Response>;
 }
 
-/** What the facade takes over: the calls already sent, and what to do again. */
+/** What the facade takes over: the calls already sent (it learns how they went), and what to do again. */
 export interface Handover {
   sent: EarlyCall[];
   clear: boolean;
@@ -41,50 +57,82 @@ export interface Handover {
 
 export interface Early {
   api: GatewayCircuit;
-  /** The facade has run: it becomes the API; returns what it must take over. */
-  adopt(facade: GatewayCircuit): Handover;
+  /** The facade has run: it becomes the API; returns what it must take over, or null when too late (the stand-in failed over). */
+  adopt(facade: GatewayCircuit): Handover | null;
   /** The facade's file did not load or run (nothing, once it took over): the plain fetch from now on. */
   fail(err: Error): void;
 }
 
-export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | null, ttlAttribute: string | undefined): Early {
+export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | null, data: DataAttributes, base: string): Early {
   let facade: GatewayCircuit | null = null;
   let failed: Error | null = null;
   let arrive: (f: GatewayCircuit | null) => void = () => {};
   const arrived = new Promise<GatewayCircuit | null>((r) => (arrive = r));
   const listeners = new Map<Listener, () => void>();
   const handover: Handover = { sent: [], clear: false, forget: false };
+  const rule = readCircuitTimes(data);
+  const scope = resolveScope(data.scope, base).prefixes;
+  const blocking = (): Blocking => storedBlocking(storage, Date.now(), rule.maxTtlMs);
 
   /** The facade, or null once its file failed: then the plain fetch. */
   const later = <T>(f: (g: GatewayCircuit) => T | Promise<T>, plain: () => T | Promise<T>) =>
     arrived.then((g) => (g ? f(g) : plain()));
 
-  function read(): CircuitState | null {
-    const s = parsePayload(readRaw(storage) ?? "");
-    return s && Date.now() < s.until ? { until: s.until, httpStatus: s.httpStatus } : null;
+  /** Stores the circuit (null clears it) and tells the subscribers. */
+  function write(s: StoredCircuit | null) {
+    writeRaw(storage, s && toStored(s)); // the facade's gate reports storage that throws
+    const b = blocking();
+    for (const l of [...listeners.keys()]) {
+      try {
+        l(b.circuit && { ...b.circuit }, b);
+      } catch (e) {
+        report(e);
+      }
+    }
+    return b.circuit;
+  }
+
+  /** Without the facade: the plain fetch, but a stored circuit or pause still answers in scope, as in the facade's fallback. */
+  function plainFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
+    let url = "";
+    try {
+      url = new URL(isRequest(input) ? input.url : String(input), base).href;
+    } catch {
+      // fetch rejects it with its own error
+    }
+    const now = Date.now();
+    const { circuit, pauses } = blocking();
+    if (inScope(url, scope)) {
+      if (circuit) return Promise.resolve(synthetic("open", circuit.until, circuit.httpStatus, now));
+      const service = serviceOf(url, scope);
+      const p = pauses.find((p) => p.service === service);
+      if (p) return Promise.resolve(synthetic("cooldown", p.until, 429, now));
+    }
+    return nativeFetch(input, init);
   }
 
   function plainJSON(input: RequestInfo | URL, init?: RequestInit) {
-    return nativeFetch(input, init).then((res) => {
-      if (!res.ok) throw new Error(`HTTP ${res.status} from ${res.url}`);
+    return plainFetch(input, init).then((res) => {
+      if (!res.ok) throw new Error(`HTTP ${res.status} from ${res.url || "(synthetic)"}`);
       return res.status === 204 ? undefined : res.json();
     });
   }
 
+  // The facade's rule with the default trip statuses (data-trip-statuses is read by the facade).
   const earlyRetry = createRetry(DEFAULT_TRIP_STATUSES);
 
   const api = {
     fetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
       if (facade) return facade.fetch(input, init);
-      if (failed) return nativeFetch(input, init);
-      // Storage that throws holds nothing the facade could read either.
+      if (failed) return plainFetch(input, init);
       const m = methodOf(init, isRequest(input) ? input : null);
-      if ((m === "GET" || m === "HEAD") && readRaw(storage) === null && readRaw(storage, COOLDOWN_KEY) === null) {
+      const b = blocking();
+      if ((m === "GET" || m === "HEAD") && !b.circuit && !b.halfOpen && !b.pauses.length) {
         const answer = nativeFetch(input, init);
         handover.sent.push({ input, init, answer });
         return answer;
       }
-      return later((g) => g.fetch(input, init), () => nativeFetch(input, init));
+      return later((g) => g.fetch(input, init), () => plainFetch(input, init));
     },
     fetchJSON: <T>(input: RequestInfo | URL, init?: RequestInit): Promise<T> =>
       facade ? facade.fetchJSON<T>(input, init) : (later((g) => g.fetchJSON<T>(input, init), () => plainJSON(input, init)) as Promise<T>),
@@ -92,19 +140,19 @@ export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | nu
       facade
         ? facade.queryFn<T>(input, init)
         : (ctx: { signal?: AbortSignal }) => later((g) => g.queryFn<T>(input, init)(ctx), () => plainJSON(input, init) as Promise<T>),
-    read: () => (facade ? facade.read() : read()),
-    blocking: (): Blocking => (facade ? facade.blocking() : { circuit: read(), halfOpen: false, pauses: [] }),
-    arm(httpStatus: number, ttlMs?: number): CircuitState {
+    read: () => (facade ? facade.read() : blocking().circuit),
+    blocking: () => (facade ? facade.blocking() : blocking()),
+    arm(httpStatus: number, ttlMs?: number) {
       if (facade) return facade.arm(httpStatus, ttlMs);
       checkArm(httpStatus, ttlMs);
-      const state = { until: Date.now() + Math.floor(ttlMs ?? (Number(ttlAttribute) || DEFAULT_TTL_MS)), httpStatus };
-      writeRaw(storage, toStored(state)); // the facade's gate reports storage that throws
-      return state;
+      const s = armed(rule, Date.now(), httpStatus, ttlMs);
+      write(s);
+      return { until: s.until, httpStatus };
     },
     clear() {
       if (facade) return facade.clear();
       handover.clear = true;
-      writeRaw(storage, null);
+      write(null);
     },
     forget() {
       if (facade) return facade.forget();
@@ -132,7 +180,6 @@ export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | nu
     metrics: () => (facade ? facade.metrics() : { ...noMetrics(), calls: handover.sent.length, network: handover.sent.length }),
     diagnostics: () =>
       facade ? facade.diagnostics() : { status: api.status, wasmMemoryBytes: 0, listeners: listeners.size, flights: 0, staleCopies: 0 },
-    // The facade's rule with the default trip statuses (data-trip-statuses is read by the facade).
     retry: (failureCount: number, error: unknown) => (facade ? facade.retry(failureCount, error) : earlyRetry(failureCount, error)),
     isGatewayError,
     isCircuitOpenError,
@@ -146,6 +193,7 @@ export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | nu
   return {
     api,
     adopt(g) {
+      if (failed) return null;
       facade = g;
       for (const [l] of listeners) listeners.set(l, g.subscribe(l));
       // Its own properties (getters included) over these: callers holding this object now hold the facade.
@@ -156,7 +204,7 @@ export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | nu
     fail(err) {
       if (facade || failed) return;
       failed = err;
-      console.warn(`[gatewaycircuit] ${err.message}: requests are not guarded`);
+      console.warn(`[gatewaycircuit] ${err.message}: the stored circuit is still honoured, but nothing else is guarded`);
       arrive(null);
     },
   };

@@ -20,7 +20,7 @@ declare const GATEWAY_CIRCUIT_ENGINE: string;
 const g = globalThis as unknown as Record<symbol, unknown>;
 const tag = g[Symbol.for("gatewaycircuit.tag")] as Tag | undefined;
 // Run once, and only after the tag's file (a second copy of this file does nothing).
-if (tag && !g[Symbol.for("gatewaycircuit.facade")]) {
+if (tag && !g[Symbol.for("gatewaycircuit.facade")] && tag.early.api.status === "loading") {
   g[Symbol.for("gatewaycircuit.facade")] = true;
   const data = tag.data as DataAttributes;
   const { options, problems } = readOptions(data, document.baseURI, tag.src);
@@ -54,14 +54,14 @@ if (tag && !g[Symbol.for("gatewaycircuit.facade")]) {
               : res.arrayBuffer().then((b) => WebAssembly.compile(b));
           });
           compiled.catch(() => {}); // the engine's file reports it (or its own failure first)
-          return loadEngineFile(engineUrl, priority, tag.nonce).then((f) => f.start(compiled, attributes));
+          return loadEngineFile(engineUrl, priority, tag).then((f) => f.start(compiled, attributes));
         });
       },
     },
     data,
   );
   const internal = facade as unknown as { [RELOAD]: () => void; [TAKE_OVER]: (sent: EarlyCall[]) => void };
-  const { sent, clear, forget } = tag.early.adopt(facade);
+  const { sent, clear, forget } = tag.early.adopt(facade)!;
   internal[TAKE_OVER](sent);
   if (clear) facade.clear();
   if (forget) facade.forget();
@@ -75,11 +75,11 @@ if (tag && !g[Symbol.for("gatewaycircuit.facade")]) {
   });
 }
 
-/** Adds the engine's file as an async script (with the tag's nonce, for a strict CSP) and resolves once it ran. */
-function loadEngineFile(url: string, priority: string, nonce: string): Promise<EngineFile> {
+/** Adds the engine's file as an async script (with the tag's nonce and Trusted Types policy, for a strict CSP) and resolves once it ran. */
+function loadEngineFile(url: string, priority: string, { nonce, scriptUrl }: Tag): Promise<EngineFile> {
   return new Promise((resolve, reject) => {
     const s = document.createElement("script");
-    s.src = url;
+    s.src = scriptUrl(url);
     s.async = true;
     if (priority !== "auto") s.setAttribute("fetchpriority", priority);
     if (nonce) s.nonce = nonce;

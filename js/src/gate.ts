@@ -6,6 +6,7 @@
 // vectors; the service is the longest matching scope entry, as in
 // internal/cooldown.Service).
 
+import type { CircuitTimes, EarlyRule } from "./config.js";
 import { inScope } from "./scope.js";
 import {
   COOLDOWN_KEY,
@@ -13,12 +14,14 @@ import {
   type Pause,
   type Phase,
   type StorageLike,
+  type StoredCircuit,
   readPauses,
   readRaw,
   restorePhase,
   toStored,
   writeRaw,
 } from "./storage.js";
+import type { Blocking } from "./types.js";
 
 export type GateAnswer =
   | { kind: "pass" } // out of scope
@@ -34,6 +37,19 @@ export function serviceOf(url: string, scope: readonly string[]): string {
   return best;
 }
 
+/** The circuit Go's Arm stores at `now`: for the rule's TTL or `ttlMs`, capped, then half-open for the rule's time. */
+export function armed(rule: CircuitTimes, now: number, httpStatus: number, ttlMs?: number): StoredCircuit {
+  const until = now + Math.min(Math.floor(ttlMs ?? 0) || rule.ttlMs, rule.maxTtlMs);
+  return { until, httpStatus, strikes: 0, halfOpenUntil: until + rule.halfOpenMs };
+}
+
+/** What is stored and blocks at `now`, read as Go reads it (the circuit clamped, half-open, the pauses), without writing back. */
+export function storedBlocking(storage: StorageLike | null, now: number, maxTtlMs: number): Blocking {
+  const r = restorePhase(readRaw(storage), now, maxTtlMs);
+  const circuit = r.phase === "open" ? { until: r.stored!.until, httpStatus: r.stored!.httpStatus } : null;
+  return { circuit, halfOpen: r.phase === "halfOpen", pauses: readPauses(readRaw(storage, COOLDOWN_KEY), now) };
+}
+
 export class Gate {
   /** The 429 pauses as last read from storage. */
   pauses: Pause[] = [];
@@ -42,6 +58,8 @@ export class Gate {
   /** The stored circuit's phase when it was read. */
   phase: Phase = "closed";
   private halfOpenUntil = 0;
+  /** What the early rule stored last (armEarly), for Go to judge again; null when it stored nothing. */
+  provisional: string | null = null;
 
   constructor(
     private readonly storage: StorageLike | null,
@@ -62,6 +80,35 @@ export class Gate {
     this.halfOpenUntil = r.stored?.halfOpenUntil ?? 0;
     this.stored = r.phase === "open" && r.stored ? { until: r.stored.until, httpStatus: r.stored.httpStatus } : null;
     return this.stored;
+  }
+
+  /** Stores the circuit Go's Arm would store (armed()), or clears it (null). */
+  write(s: StoredCircuit | null): CircuitState | null {
+    writeRaw(this.storage, s && toStored(s));
+    this.provisional = null;
+    this.phase = s ? "open" : "closed";
+    this.halfOpenUntil = s?.halfOpenUntil ?? 0;
+    this.stored = s && { until: s.until, httpStatus: s.httpStatus };
+    return this.stored;
+  }
+
+  /**
+   * The early rule (config.ts EarlyRule) on an answer that came before Go
+   * runs: an in-scope trip status arms at once, when Go's rule arms on one
+   * failure and the circuit is not armed already. Returns whether it armed.
+   */
+  armEarly(rule: EarlyRule, url: string, status: number, now: number): boolean {
+    if (!rule.armsAtOnce || !rule.tripStatuses.includes(status) || !inScope(url, this.scope)) return false;
+    if (this.stored && now < this.stored.until) return false; // a straggler of the burst that armed it
+    this.write(armed(rule, now, status));
+    this.provisional = readRaw(this.storage);
+    return true;
+  }
+
+  /** What blocks requests at `now`, as the gate holds it. */
+  blocking(now: number): Blocking {
+    const circuit = this.stored && now < this.stored.until ? { ...this.stored } : null;
+    return { circuit, halfOpen: this.halfOpen(circuit, now), pauses: this.pausesAt(now) };
   }
 
   /** Half-open at `now`: the TTL is over, the outage is remembered. */

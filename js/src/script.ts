@@ -8,7 +8,7 @@
 //
 //   <script src="/gateway-circuit.js" data-wasm="/gateway-circuit.wasm" data-scope="/api/"></script>
 
-import { type Early, createEarly } from "./early.js";
+import { type Early, FACADE_WAIT_MS, createEarly } from "./early.js";
 import { sessionStorageOf } from "./storage.js";
 import type { GatewayCircuit } from "./types.js";
 
@@ -30,6 +30,21 @@ export interface Tag {
   nonce: string;
   early: Early;
   nativeFetch: typeof fetch;
+  /** The URL of a file to load as a script, through the Trusted Types policy when the page enforces them. */
+  scriptUrl: (url: string) => string;
+}
+
+/**
+ * Script URLs through a Trusted Types policy named "gatewaycircuit" (a page
+ * that enforces Trusted Types must allow that name in its CSP's
+ * trusted-types directive). Without Trusted Types, the URL itself. Throws
+ * when the page refuses the policy.
+ */
+function scriptUrls(): (url: string) => string {
+  const tt = (globalThis as { trustedTypes?: { createPolicy(name: string, rules: { createScriptURL(u: string): string }): { createScriptURL(u: string): string } } }).trustedTypes;
+  if (!tt) return (u) => u;
+  const policy = tt.createPolicy("gatewaycircuit", { createScriptURL: (u) => u });
+  return (u) => policy.createScriptURL(u);
 }
 
 const g = globalThis as unknown as { gatewayCircuit?: GatewayCircuit } & Record<symbol, unknown>;
@@ -44,17 +59,24 @@ if (g.gatewayCircuit) {
 } else {
   g[FIRST] = JSON.stringify(data);
   const nativeFetch = globalThis.fetch.bind(globalThis);
-  const early = createEarly(nativeFetch, sessionStorageOf(globalThis), data.ttlMs);
+  const early = createEarly(nativeFetch, sessionStorageOf(globalThis), data, document.baseURI);
   g.gatewayCircuit = early.api;
-  const tag: Tag = { data, src: script?.src || document.baseURI, nonce: script?.nonce ?? "", early, nativeFetch };
-  g[Symbol.for("gatewaycircuit.tag")] = tag;
-  const s = document.createElement("script");
-  const url = new URL(GATEWAY_CIRCUIT_FACADE, tag.src).href;
-  s.src = url;
-  s.async = true;
-  s.setAttribute("fetchpriority", "high");
-  if (tag.nonce) s.nonce = tag.nonce;
-  s.onerror = () => early.fail(new Error(`${url} did not load`));
-  s.onload = () => early.fail(new Error(`${url} is not the facade's file`)); // unless it ran and took over
-  (document.head ?? document.documentElement).append(s);
+  const src = script?.src || document.baseURI;
+  const url = new URL(GATEWAY_CIRCUIT_FACADE, src).href;
+  try {
+    const tag: Tag = { data, src, nonce: script?.nonce ?? "", early, nativeFetch, scriptUrl: scriptUrls() };
+    g[Symbol.for("gatewaycircuit.tag")] = tag;
+    const s = document.createElement("script");
+    s.src = tag.scriptUrl(url);
+    s.async = true;
+    s.setAttribute("fetchpriority", "high");
+    if (tag.nonce) s.nonce = tag.nonce;
+    s.onerror = () => early.fail(new Error(`${url} did not load`));
+    s.onload = () => early.fail(new Error(`${url} is not the facade's file`)); // unless it ran and took over
+    (document.head ?? document.documentElement).append(s);
+    setTimeout(() => early.fail(new Error(`${url} did not run within ${FACADE_WAIT_MS} ms`)), FACADE_WAIT_MS);
+  } catch (e) {
+    // Trusted Types refused the policy or the URL (or the page has no document to add to).
+    early.fail(new Error(`${url} could not be added: ${(e as Error).message}`));
+  }
 }

@@ -91,3 +91,15 @@ test("readPauses: the lines Go writes, clamped and defensive", () => {
   ]);
   assert.deepEqual(readPauses(null, now), []);
 });
+
+test("readPauses reads the stored pauses as Go's cooldown.Restore does: the shared vectors", () => {
+  const file = JSON.parse(readFileSync("internal/cooldown/testdata/pause_vectors.json", "utf8")) as {
+    now: number;
+    vectors: { name: string; raw: string; want: [string, number, boolean][] }[];
+  };
+  for (const v of file.vectors) {
+    const got = readPauses(v.raw, file.now).map((p) => [p.service, p.until, p.serverAsked]);
+    const sort = (a: unknown[][]) => a.map((x) => JSON.stringify(x)).sort();
+    assert.deepEqual(sort(got), sort(v.want), v.name);
+  }
+});

@@ -1,11 +1,23 @@
 // The stored circuit: the one reading rule shared with the Go core
 // (internal/circuit/Restore). Both readers run internal/circuit/testdata/payload_vectors.json.
+// The key and the limits are Go's (policy.gen.ts): STORAGE_KEY (existing apps
+// already write it), MAX_PAYLOAD_LEN (longer payloads, in UTF-16 code units,
+// are malformed), MAX_STRIKES.
 
-/** The sessionStorage key. Existing apps already write it; it must not change. */
-export const STORAGE_KEY = "gateway_circuit_v1";
+import { wholeNumber } from "./config.js";
+import {
+  ASKED_PREFIX,
+  COOLDOWN_KEY,
+  KINDS,
+  MAX_PAUSE_MS,
+  MAX_PAYLOAD_LEN,
+  MAX_STORED_STRIKES,
+  MAX_STRIKES,
+  STORAGE_KEY,
+  TRIP_STATUSES,
+} from "./policy.gen.js";
 
-/** Longer payloads (in UTF-16 code units) are malformed; a real one is ~40. */
-export const MAX_PAYLOAD_LEN = 1024;
+export { COOLDOWN_KEY, MAX_PAYLOAD_LEN, MAX_STRIKES, STORAGE_KEY };
 
 /** The circuit as stored: armed while `Date.now() < until`. */
 export interface CircuitState {
@@ -27,9 +39,6 @@ export interface StoredCircuit extends CircuitState {
   /** Until when, after `until`, the outage is remembered (0: not at all). */
   readonly halfOpenUntil: number;
 }
-
-/** Failed probes counted at most. */
-export const MAX_STRIKES = 16;
 
 /** The part of the Web Storage API the module uses. */
 export interface StorageLike {
@@ -64,7 +73,8 @@ function readEntry(raw: string): { state: CircuitState; o: Record<string, unknow
 }
 
 export function isHttpStatus(n: unknown): n is number {
-  return typeof n === "number" && Number.isInteger(n) && n >= 100 && n <= 599;
+  const k = KINDS[TRIP_STATUSES.kind]!;
+  return typeof n === "number" && Number.isInteger(n) && n >= k.min && n <= k.max;
 }
 
 /**
@@ -155,9 +165,6 @@ export function writeRaw(s: StorageLike | null, value: string | null): boolean {
   }
 }
 
-/** Where Go keeps the 429 pauses (internal/cooldown): "untilMs strikes service" lines. */
-export const COOLDOWN_KEY = "gateway_cooldown_v1";
-
 /** A service paused after a 429 until `until` (the longest scope entry it matched). */
 export interface Pause {
   /** The scope entry paused. */
@@ -169,19 +176,30 @@ export interface Pause {
 }
 
 /**
- * The pauses in force at `now`, for the pre-ready gate (Go reads the same
- * lines with cooldown.Restore). Unreadable lines are skipped; a pause further
- * than `maxPauseMs` away is clamped, like the circuit's deadline.
+ * The pauses in force at `now`, for the pre-ready gate, read as Go's
+ * cooldown.Restore reads the lines under COOLDOWN_KEY ("untilMs strikes
+ * service", then maybe ASKED_PREFIX + service): a line that does not parse,
+ * or with more strikes than Go stores, is skipped; a later line for a service
+ * replaces an earlier one; a pause further than `maxPauseMs` away is
+ * clamped, like the circuit's deadline.
  */
-export function readPauses(raw: string | null, now: number, maxPauseMs = 1_800_000): Pause[] {
-  const pauses: Pause[] = [];
-  const asked = new Set<string>();
+export function readPauses(raw: string | null, now: number, maxPauseMs = MAX_PAUSE_MS): Pause[] {
+  const byService = new Map<string, Pause>();
   for (const line of (raw ?? "").split("\n")) {
-    if (line.startsWith("retry-after ")) asked.add(line.slice(12));
-    const m = /^(-?\d+) (\d+) (.+)$/.exec(line);
-    if (!m) continue;
-    const until = Math.min(Number(m[1]), now + maxPauseMs);
-    if (now < until) pauses.push({ service: m[3]!, until, serverAsked: false });
+    if (line.startsWith(ASKED_PREFIX)) {
+      const p = byService.get(line.slice(ASKED_PREFIX.length));
+      if (p) byService.set(p.service, { ...p, serverAsked: true });
+      continue;
+    }
+    const [until, strikes, ...rest] = line.split(" ");
+    const service = rest.join(" ");
+    const u = wholeNumber(until!);
+    const n = wholeNumber(strikes ?? "");
+    if (u === null || n === null || n < 0n || n > BigInt(MAX_STORED_STRIKES) || service === "") continue;
+    const p = { service, until: Math.min(Number(u), now + maxPauseMs), serverAsked: false };
+    if (now >= p.until + maxPauseMs) continue; // long forgotten
+    byService.delete(service);
+    byService.set(service, p);
   }
-  return pauses.map((p) => (asked.has(p.service) ? { ...p, serverAsked: true } : p));
+  return [...byService.values()].filter((p) => now < p.until);
 }

@@ -1,0 +1,102 @@
+//go:build !(js && wasm)
+
+package guard
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/gatewaycircuit/gatewaycircuit/internal/circuit"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/cooldown"
+)
+
+// PolicyTypeScript renders js/src/policy.gen.ts: the part of the policy the
+// shim needs before the wasm runs, as data. The tag's stand-in and the
+// pre-ready gate read the data-* attributes with settings and kinds (the
+// defaults, ranges and caps of ParseAttributes), and the stored circuit and
+// pauses with the limits circuit.Restore and cooldown.Restore apply. The
+// first answers of a page, before Go runs, arm the stored circuit by the
+// smallest part of the trip rule: a trip status, for the TTL, capped.
+func PolicyTypeScript() string {
+	var b strings.Builder
+	w := func(s ...string) {
+		for _, x := range s {
+			b.WriteString(x)
+		}
+		b.WriteByte('\n')
+	}
+	q := strconv.Quote
+	n := func(v int64) string { return strconv.FormatInt(v, 10) }
+	w("// Code generated from internal/guard (go generate ./internal/guard). DO NOT EDIT.")
+	w("// The policy the shim applies before the wasm runs, as Go publishes it: see")
+	w("// internal/guard/config.go (the attributes), internal/circuit (the stored")
+	w("// circuit) and internal/cooldown (the stored 429 pauses).")
+	w()
+	w("/** How a value of a kind is checked: a whole number (each item of a comma-separated list) from min to max, or one of words. */")
+	w("export interface Kind {")
+	w("  readonly min: number;")
+	w("  readonly max: number;")
+	w("  readonly list: boolean;")
+	w("  readonly words: readonly string[];")
+	w("}")
+	w()
+	w("/** The kinds, by Setting.kind. */")
+	w("export const KINDS: readonly Kind[] = [")
+	for _, k := range kinds {
+		words := make([]string, len(k.Words))
+		for i, x := range k.Words {
+			words[i] = q(x)
+		}
+		w("  { min: ", n(k.Min), ", max: ", n(k.Max), ", list: ", strconv.FormatBool(k.List), ", words: [", strings.Join(words, ", "), "] },")
+	}
+	w("];")
+	w()
+	w("/** Other spellings of a switch's words. */")
+	w("export const ALIASES: Readonly<Record<string, string>> = {")
+	for _, a := range aliases {
+		w("  ", a[0], ": ", q(a[1]), ",")
+	}
+	w("};")
+	w()
+	w("/** A data-* attribute (Go names it in warnings): its dataset name, default and kind; capBy names the setting that caps it (an empty default stands for that one). */")
+	w("export interface Setting {")
+	w("  readonly name: string;")
+	w("  readonly def: string;")
+	w("  readonly kind: number;")
+	w("  readonly capBy: string;")
+	w("}")
+	w()
+	var names []string
+	for _, s := range settings {
+		c := constName(s.name)
+		names = append(names, c)
+		w("export const ", c, ": Setting = { name: ", q(s.name), ", def: ", q(s.def), ", kind: ", n(int64(s.kind)), ", capBy: ", q(s.capBy), " };")
+	}
+	w()
+	w("/** Every setting, in Go's order. */")
+	w("export const SETTINGS: readonly Setting[] = [", strings.Join(names, ", "), "];")
+	w()
+	w("/** The stored circuit (circuit.Restore): its key, the longest payload read, the strikes counted at most. */")
+	w("export const STORAGE_KEY = ", q(circuit.StorageKey), ";")
+	w("export const MAX_PAYLOAD_LEN = ", n(circuit.MaxPayloadLen), ";")
+	w("export const MAX_STRIKES = ", n(circuit.MaxStrikes), ";")
+	w()
+	w("/** The stored 429 pauses (cooldown.Restore): \"untilMs strikes service\" lines, each maybe followed by ASKED_PREFIX + service. */")
+	w("export const COOLDOWN_KEY = ", q(cooldown.StorageKey), ";")
+	w("export const ASKED_PREFIX = ", q(cooldown.AskedPrefix), ";")
+	w("export const MAX_STORED_STRIKES = ", n(cooldown.MaxStoredStrikes), ";")
+	w("export const MAX_PAUSE_MS = ", n(cooldown.DefaultMaxPauseMs), ";")
+	return b.String()
+}
+
+// constName is "ttlMs" → "TTL_MS".
+func constName(name string) string {
+	var b strings.Builder
+	for i, r := range name {
+		if r >= 'A' && r <= 'Z' && i > 0 {
+			b.WriteByte('_')
+		}
+		b.WriteRune(r)
+	}
+	return strings.ToUpper(b.String())
+}

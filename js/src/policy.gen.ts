@@ -1,0 +1,65 @@
+// Code generated from internal/guard (go generate ./internal/guard). DO NOT EDIT.
+// The policy the shim applies before the wasm runs, as Go publishes it: see
+// internal/guard/config.go (the attributes), internal/circuit (the stored
+// circuit) and internal/cooldown (the stored 429 pauses).
+
+/** How a value of a kind is checked: a whole number (each item of a comma-separated list) from min to max, or one of words. */
+export interface Kind {
+  readonly min: number;
+  readonly max: number;
+  readonly list: boolean;
+  readonly words: readonly string[];
+}
+
+/** The kinds, by Setting.kind. */
+export const KINDS: readonly Kind[] = [
+  { min: 1, max: 9007199254740992, list: false, words: [] },
+  { min: 1, max: 1000, list: false, words: [] },
+  { min: 100, max: 599, list: true, words: [] },
+  { min: 0, max: 0, list: false, words: ["on", "off"] },
+  { min: 0, max: 0, list: false, words: ["on", "off", "always"] },
+  { min: 0, max: 0, list: false, words: ["on", "off", "cross-origin"] },
+];
+
+/** Other spellings of a switch's words. */
+export const ALIASES: Readonly<Record<string, string>> = {
+  true: "on",
+  false: "off",
+};
+
+/** A data-* attribute (Go names it in warnings): its dataset name, default and kind; capBy names the setting that caps it (an empty default stands for that one). */
+export interface Setting {
+  readonly name: string;
+  readonly def: string;
+  readonly kind: number;
+  readonly capBy: string;
+}
+
+export const TTL_MS: Setting = { name: "ttlMs", def: "120000", kind: 0, capBy: "maxTtlMs" };
+export const MAX_TTL_MS: Setting = { name: "maxTtlMs", def: "600000", kind: 0, capBy: "" };
+export const TRIP_STATUSES: Setting = { name: "tripStatuses", def: "502,503,504", kind: 2, capBy: "" };
+export const TRIP_WINDOW_MS: Setting = { name: "tripWindowMs", def: "3000", kind: 0, capBy: "" };
+export const TRIP_MIN_FAILURES: Setting = { name: "tripMinFailures", def: "1", kind: 1, capBy: "" };
+export const HALF_OPEN_MS: Setting = { name: "halfOpenMs", def: "", kind: 0, capBy: "maxTtlMs" };
+export const STALE: Setting = { name: "stale", def: "off", kind: 3, capBy: "" };
+export const STALE_MAX_MS: Setting = { name: "staleMaxMs", def: "3600000", kind: 0, capBy: "" };
+export const COALESCE: Setting = { name: "coalesce", def: "on", kind: 3, capBy: "" };
+export const NEGATIVE_CACHE: Setting = { name: "negativeCache", def: "on", kind: 4, capBy: "" };
+export const COOLDOWN: Setting = { name: "cooldown", def: "on", kind: 3, capBy: "" };
+export const PROBE: Setting = { name: "probe", def: "on", kind: 3, capBy: "" };
+export const IDEMPOTENCY: Setting = { name: "idempotency", def: "on", kind: 5, capBy: "" };
+export const EMPTY_TTL: Setting = { name: "emptyTtl", def: "off", kind: 3, capBy: "" };
+
+/** Every setting, in Go's order. */
+export const SETTINGS: readonly Setting[] = [TTL_MS, MAX_TTL_MS, TRIP_STATUSES, TRIP_WINDOW_MS, TRIP_MIN_FAILURES, HALF_OPEN_MS, STALE, STALE_MAX_MS, COALESCE, NEGATIVE_CACHE, COOLDOWN, PROBE, IDEMPOTENCY, EMPTY_TTL];
+
+/** The stored circuit (circuit.Restore): its key, the longest payload read, the strikes counted at most. */
+export const STORAGE_KEY = "gateway_circuit_v1";
+export const MAX_PAYLOAD_LEN = 1024;
+export const MAX_STRIKES = 16;
+
+/** The stored 429 pauses (cooldown.Restore): "untilMs strikes service" lines, each maybe followed by ASKED_PREFIX + service. */
+export const COOLDOWN_KEY = "gateway_cooldown_v1";
+export const ASKED_PREFIX = "retry-after ";
+export const MAX_STORED_STRIKES = 64;
+export const MAX_PAUSE_MS = 1800000;
