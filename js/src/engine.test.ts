@@ -30,6 +30,7 @@ function fakeExports() {
     },
     gc_out: () => 16,
     gc_quiet: () => 0,
+    gc_quiet_statuses: () => 0,
     gc_begin: (_now: number, n: number) => {
       frames.push(frame(n));
       return 1;
