@@ -127,7 +127,7 @@ test("Wait: half-open waiters wait for the probe, not on a timer: decisions stay
   assert.equal(gc.metrics().probes, 1);
   // The probe hangs a while (a hold, not a timed assertion: a waiter that
   // re-decides on a timer shows within it; one that awaits the probe never).
-  await new Promise((r) => setTimeout(r, 100));
+  await new Promise((r) => setTimeout(r, 300));
   assert.ok(gc.metrics().decisions <= 2 * waiters, `${gc.metrics().decisions} decisions while the probe hung`);
   assert.equal(net.sent.length, 1);
   sentProbe.answer(new Response("up"));
