@@ -8,6 +8,7 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -74,6 +75,25 @@ func TestLayoutsAreWellFormed(t *testing.T) {
 	}
 	if got := ReadAnswer(""); got != (Answer{}) {
 		t.Errorf("an empty Answer frame: %+v", got)
+	}
+}
+
+// Neither side lays out out or a fixed frame by hand: they go through the
+// generated writers and readers (the line frames are lists, not layouts).
+func TestNoHandWrittenLayouts(t *testing.T) {
+	for file, bad := range map[string]*regexp.Regexp{
+		"../../wasm/main.go":      regexp.MustCompile(`out\[[^0]|out\[0\]\s*=|strings\.(Cut|Split)`),
+		"../../js/src/engine.ts": regexp.MustCompile(`out\[|\\n|\.split\(|indexOf\("\\n"`),
+	} {
+		src, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(src), "\n") {
+			if code, _, _ := strings.Cut(line, "//"); bad.MatchString(code) {
+				t.Errorf("%s:%d lays out a slot or a frame by hand: %s", file, i+1, strings.TrimSpace(line))
+			}
+		}
 	}
 }
 
