@@ -24,16 +24,17 @@ var (
 	out [abi.OutLen]float64  // multi-valued answers (gc_out), written with abi.Put*
 	// quiet mirrors the guard's quiet bits after every call, for the shim to
 	// read without a call (gc_quiet).
-	quiet int32
-	// quietStatuses says which answers on the quiet path change nothing
-	// (guard.Uneventful), for the shim to read without a call (gc_quiet_statuses).
-	quietStatuses [abi.QuietStatusLen]uint8
+	quiet      int32
 	storage    *jsbridge.SessionStorage
 	g          *guard.Guard
 	messageLen int32    // length of the last refusal's message in buf
 	dropped    []uint32 // stale copies JS has yet to release (gc_dropped)
 	body       []byte   // a body written by JS (gc_body)
 )
+
+// quietStatuses says which answers on the quiet path change nothing
+// (guard.Uneventful), for the shim to read without a call (gc_quiet_statuses).
+var quietStatuses [abi.QuietStatusLen]uint8
 
 func main() {
 	storage = jsbridge.NewSessionStorage()

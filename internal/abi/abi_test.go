@@ -82,7 +82,7 @@ func TestLayoutsAreWellFormed(t *testing.T) {
 // generated writers and readers (the line frames are lists, not layouts).
 func TestNoHandWrittenLayouts(t *testing.T) {
 	for file, bad := range map[string]*regexp.Regexp{
-		"../../wasm/main.go":      regexp.MustCompile(`out\[[^0]|out\[0\]\s*=|strings\.(Cut|Split)`),
+		"../../wasm/main.go":     regexp.MustCompile(`out\[[^0]|out\[0\]\s*=|strings\.(Cut|Split)`),
 		"../../js/src/engine.ts": regexp.MustCompile(`out\[|\\n|\.split\(|indexOf\("\\n"`),
 	} {
 		src, err := os.ReadFile(file)
