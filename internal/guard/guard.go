@@ -639,8 +639,8 @@ func (g *Guard) observeBreaker(nowMs int64, status int, retryAfterMs int64) {
 	g.syncGate()
 }
 
-// Succeeded takes an in-scope answer that was not reported when it came (a
-// 2xx-4xx on the quiet path): the trip rule counts successes, so the glue
+// Succeeded takes an in-scope answer that was not reported when it came (an
+// Uneventful one on the quiet path): the trip rule counts successes, so the glue
 // reports the latest one, with its time, before it reports a failure.
 func (g *Guard) Succeeded(atMs int64) {
 	g.observeBreaker(atMs, 200, circuit.NoRetryAfter)
