@@ -239,3 +239,18 @@ test("a 4xx trip status trips on the quiet path too (Go's table says which answe
   assert.equal(quiet.read(), null);
   assert.equal(quiet.metrics().decisions, 0);
 });
+
+test("the Mutation frame's given key reaches Go: the caller's key reused with another body is refused locally (422)", async () => {
+  const { gc, net } = await boot();
+  const headers = { "idempotency-key": "order-1", "content-type": "application/json" };
+  const a = gc.fetch("/api/orders", { method: "POST", headers, body: '{"n":1}' });
+  const first = await net.nth(1);
+  assert.equal(first.headers.get("idempotency-key"), "order-1"); // the caller's own key, verbatim
+  first.answer(new Response("", { status: 500 }));
+  await a;
+  const b = await gc.fetch("/api/orders", { method: "POST", headers, body: '{"n":2}' });
+  assert.equal(b.status, 422);
+  assert.equal(marker(b), "idempotency");
+  assert.equal(net.sent.length, 1);
+  assert.equal(gc.metrics().idempotencyRefused, 1);
+});
