@@ -14,7 +14,7 @@ CHROMIUM ?= /usr/bin/chromium
 GO_SRC := $(shell find internal wasm -name '*.go' -not -name '*_test.go') go.mod $(wildcard go.sum)
 JS_SRC := $(shell find js/src -name '*.ts' -not -name '*.test.ts')
 
-.PHONY: all build build-product deps chromium demo test test-go test-wasm test-js e2e bench clean
+.PHONY: all build build-product deps chromium demo test check test-go test-wasm test-js test-boundary e2e bench clean
 
 all: build
 
@@ -73,7 +73,11 @@ demo: build
 
 # Every test: host Go, Go under wasm (node), JS units, Chromium e2e (the
 # fault tests with the fault wasm among them), a short fuzz and soak pass.
-test: test-go test-demo test-wasm test-js e2e fuzz-ci soak-short test-edge
+test: test-go test-demo test-wasm test-js test-boundary e2e fuzz-ci soak-short test-edge
+
+# The fast subset, for every change: vet, host Go, Go under wasm, the JS
+# units, and the built wasm through the real shim (no browser).
+check: test-go test-wasm test-js test-boundary
 
 test-go:
 	$(GO) vet ./...
@@ -94,6 +98,12 @@ test-js: node_modules/.stamp build/wasm_exec.js
 	$(ESBUILD) $$(find js/src -name '*.test.ts') --bundle --platform=node --format=esm --target=node20 --log-level=warning --outdir=build/jstest --out-extension:.js=.mjs
 	node --expose-gc --test build/jstest/
 	node_modules/.bin/tsc -p js/typecheck
+
+# The built wasm driven through the real shim in Node, against a fake
+# network (js/test/boundary.test.ts): every decision kind and flag.
+test-boundary: dist/gateway-circuit.wasm build/wasm_exec.js node_modules/.stamp
+	$(ESBUILD) js/test/boundary.test.ts --bundle --platform=node --format=esm --target=node20 --log-level=warning --outfile=build/boundary/boundary.test.mjs
+	node --test --test-force-exit build/boundary/
 
 # All of e2e/: the fault, Next.js and nginx tests once, then the rest once
 # per engine (e2e/engines.mk).

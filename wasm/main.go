@@ -10,7 +10,6 @@ package main
 
 import (
 	"errors"
-	"strings"
 	"unsafe"
 
 	"github.com/gatewaycircuit/gatewaycircuit/internal/abi"
@@ -22,7 +21,7 @@ import (
 
 var (
 	buf = make([]byte, 8192) // frames from JS (gc_buf, gc_reserve), messages back
-	out [abi.OutLen]float64  // multi-valued answers (gc_out), slots in abi.Slot*
+	out [abi.OutLen]float64  // multi-valued answers (gc_out), written with abi.Put*
 	// quiet mirrors the guard's quiet bits after every call, for the shim to
 	// read without a call (gc_quiet).
 	quiet      int32
@@ -32,6 +31,10 @@ var (
 	dropped    []uint32 // stale copies JS has yet to release (gc_dropped)
 	body       []byte   // a body written by JS (gc_body)
 )
+
+// quietStatuses says which answers on the quiet path change nothing
+// (guard.Uneventful), for the shim to read without a call (gc_quiet_statuses).
+var quietStatuses [abi.QuietStatusLen]uint8
 
 func main() {
 	storage = jsbridge.NewSessionStorage()
@@ -58,6 +61,9 @@ func gcOut() int32 { return int32(uintptr(unsafe.Pointer(&out[0]))) }
 //go:wasmexport gc_quiet
 func gcQuiet() int32 { return int32(uintptr(unsafe.Pointer(&quiet))) }
 
+//go:wasmexport gc_quiet_statuses
+func gcQuietStatuses() int32 { return int32(uintptr(unsafe.Pointer(&quietStatuses[0]))) }
+
 // settle publishes the guard's quiet bits; every export that can change
 // them defers it.
 func settle() {
@@ -80,6 +86,9 @@ func gcConfigure(nowMs float64, n int32) int32 {
 		return message(abi.CodeNotStarted, err)
 	}
 	g.Load(int64(nowMs))
+	for i := range quietStatuses {
+		quietStatuses[i] = uint8(boolInt(g.Uneventful(i + abi.StatusOpaque)))
+	}
 	for _, w := range warnings {
 		options += "!" + w + "\n"
 	}
@@ -93,8 +102,8 @@ func gcAdopt(n int32) float64 {
 		return 0
 	}
 	defer settle()
-	method, url, headers := fields3(view(n))
-	return float64(g.Adopt(method, url, headers))
+	r := abi.ReadRequest(view(n))
+	return float64(g.Adopt(r.Method, r.URL, r.Headers))
 }
 
 //go:wasmexport gc_begin
@@ -103,14 +112,14 @@ func gcBegin(nowMs float64, n int32) int32 {
 	if g == nil {
 		return int32(guard.Pass)
 	}
-	method, url, headers := fields3(view(n))
+	r := abi.ReadRequest(view(n))
 	v := g.Version()
-	a := g.Begin(int64(nowMs), method, url, headers)
-	out = [abi.OutLen]float64{float64(a.Ticket), float64(a.Flight), float64(a.UntilMs), float64(a.Status),
-		float64(a.Copy.ID), float64(a.Copy.AgeMs), float64(a.Copy.StoredAtMs), float64(a.Probe)}
-	if a.Kind == guard.Wait {
-		out[1], out[7] = float64(a.Flight), float64(a.WaitMs)
-	}
+	a := g.Begin(int64(nowMs), r.Method, r.URL, r.Headers)
+	abi.PutBeginOut(&out, &abi.BeginOut{
+		Ticket: float64(a.Ticket), Flight: float64(a.Flight), Probe: float64(a.Probe), ProbeTimeoutMs: float64(a.WaitMs),
+		UntilMs: float64(a.UntilMs), Status: float64(a.Status),
+		CopyID: float64(a.Copy.ID), CopyAgeMs: float64(a.Copy.AgeMs), CopyStoredAtMs: float64(a.Copy.StoredAtMs),
+	})
 	return int32(a.Kind) | changed(v)
 }
 
@@ -120,10 +129,12 @@ func gcFinish(nowMs float64, ticket float64, status int32, n int32) int32 {
 	if g == nil {
 		return 0
 	}
-	retryAfter, cacheControl, finalURL := fields3(view(n))
+	a := abi.ReadAnswer(view(n))
 	v := g.Version()
-	o := g.Finish(int64(nowMs), uint32(ticket), int(status), retryAfter, cacheControl, finalURL)
-	out = [abi.OutLen]float64{float64(o.WaitMs), 0, 0, 0, float64(o.Copy.ID), float64(o.Copy.AgeMs), float64(o.Copy.StoredAtMs), 0}
+	o := g.Finish(int64(nowMs), uint32(ticket), int(status), a.RetryAfter, a.CacheControl, a.FinalURL)
+	abi.PutFinishOut(&out, &abi.FinishOut{
+		WaitMs: float64(o.WaitMs), CopyID: float64(o.Copy.ID), CopyAgeMs: float64(o.Copy.AgeMs), CopyStoredAtMs: float64(o.Copy.StoredAtMs),
+	})
 	r := changed(v)
 	if o.Retry {
 		r |= abi.FlagRetry
@@ -143,11 +154,9 @@ func gcObserve(nowMs float64, status int32, n int32) int32 {
 	if g == nil {
 		return 0
 	}
-	method, rest, _ := strings.Cut(view(n), "\n")
-	url, rest, _ := strings.Cut(rest, "\n")
-	retryAfter, finalURL, _ := strings.Cut(rest, "\n")
+	o := abi.ReadObserve(view(n))
 	v := g.Version()
-	g.Observe(int64(nowMs), method, url, "", int(status), retryAfter, finalURL)
+	g.Observe(int64(nowMs), o.Method, o.URL, "", int(status), o.RetryAfter, o.FinalURL)
 	return changed(v)
 }
 
@@ -171,18 +180,16 @@ func gcIdemBegin(nowMs float64, n int32, r0, r1, r2, r3 int32) int32 {
 	if g == nil || g.Ledger() == nil {
 		return abi.CodeIdemOff
 	}
-	method, rest, _ := strings.Cut(text(n), "\n")
-	url, rest, _ := strings.Cut(rest, "\n")
-	given, headers, _ := strings.Cut(rest, "\n")
-	if !g.KeysFor(url) {
+	m := abi.ReadMutation(text(n))
+	if !g.KeysFor(m.URL) {
 		return abi.CodeIdemOff // another origin, not opted in: sent without a key
 	}
-	op := guard.Operation(method, url, headers)
+	op := guard.Operation(m.Method, m.URL, m.Headers)
 	var random [16]byte
 	for i, r := range [4]int32{r0, r1, r2, r3} {
 		random[4*i], random[4*i+1], random[4*i+2], random[4*i+3] = byte(r), byte(r>>8), byte(r>>16), byte(r>>24)
 	}
-	sub, err := g.Ledger().Submit(int64(nowMs), op, given, body, random)
+	sub, err := g.Ledger().Submit(int64(nowMs), op, m.GivenKey, body, random)
 	// Matched on the sentinels the typed errors unwrap to: errors.As would
 	// link reflectlite into the wasm (12 KB brotli).
 	switch {
@@ -200,9 +207,9 @@ func gcIdemBegin(nowMs float64, n int32, r0, r1, r2, r3 int32) int32 {
 	default:
 		return message(abi.CodeIdemOff, err) // anything else: send it without a key, never refuse
 	}
-	frame := op + "\n" + sub.Key + "\n" + sub.Header
+	frame := abi.WriteKey(&abi.Key{Operation: op, Key: sub.Key, Header: sub.Header})
 	gcReserve(int32(len(frame)))
-	out[0] = float64(copy(buf, frame))
+	abi.PutIdemBeginOut(&out, &abi.IdemBeginOut{KeyLen: float64(copy(buf, frame))})
 	return int32(sub.Decision)
 }
 
@@ -211,8 +218,8 @@ func gcIdemFinish(nowMs float64, n int32, status int32) int32 {
 	if g == nil || g.Ledger() == nil {
 		return 0
 	}
-	op, key, _ := strings.Cut(text(n), "\n")
-	return int32(g.Ledger().Finish(int64(nowMs), op, key, int(status)))
+	a := abi.ReadAction(text(n))
+	return int32(g.Ledger().Finish(int64(nowMs), a.Operation, a.Key, int(status)))
 }
 
 //go:wasmexport gc_store
@@ -368,13 +375,6 @@ func view(n int32) string {
 }
 
 func clamp(n int32) int { return max(0, min(int(n), len(buf))) }
-
-// fields3 splits a frame "a\nb\nrest".
-func fields3(frame string) (a, b, rest string) {
-	a, rest, _ = strings.Cut(frame, "\n")
-	b, rest, _ = strings.Cut(rest, "\n")
-	return a, b, rest
-}
 
 func changed(before uint64) int32 {
 	if g.Version() != before {

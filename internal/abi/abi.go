@@ -3,8 +3,10 @@
 // their arguments, the functions the glue gives the wasm (sessionStorage,
 // see Imports), the request kinds, the result flags and codes, the slots
 // of the out array, the frame formats written into the string buffer, and the
-// metric names. js/src/abi.gen.ts is generated from it (go generate ./...)
-// and a test fails when that file is stale, so the two sides cannot drift.
+// metric names. layout.go declares each out layout and frame as a struct;
+// layout.gen.go (the Go side) and js/src/abi.gen.ts (the shim's side) are
+// generated from it (go generate ./internal/abi), and a test fails when
+// either file is stale, so the two sides cannot drift.
 //
 // Conventions that hold for every export:
 //   - Numbers only: f64 for times (Unix ms, passed in from Date.now()),
@@ -12,7 +14,8 @@
 //   - A string argument is a frame: JS encodes it as UTF-8 into the buffer
 //     (gc_buf, grown by gc_reserve, never cut) and passes its byte length.
 //   - Multi-valued answers come back in out, an array of OutLen float64 at
-//     gc_out; a message or text answer comes back in the buffer.
+//     gc_out, laid out as the export's out struct in layout.go says; a
+//     message or text answer comes back in the buffer.
 //   - No export blocks, waits or calls into JS per request.
 //
 //go:generate go test -run TestGeneratedTypeScript -update .
@@ -22,9 +25,6 @@ import (
 	"github.com/gatewaycircuit/gatewaycircuit/internal/guard"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/stale"
 )
-
-// OutLen is the number of float64 slots in out.
-const OutLen = 8
 
 // MaxFrame bounds a frame, in bytes. A request whose frame would be longer
 // is not decided on a prefix: the glue passes it through untouched and
@@ -38,7 +38,7 @@ const MaxCopy = stale.DefaultMaxBytes
 
 // Flags are or-ed into the results of gc_begin and gc_finish.
 const (
-	FlagRetry    = 1 << 8  // gc_finish: send again after out[WaitMs] ms
+	FlagRetry    = 1 << 8  // gc_finish: send again after FinishOut.WaitMs
 	FlagWantBody = 1 << 9  // gc_finish: keep a copy of the body (gc_store)
 	FlagServe    = 1 << 10 // gc_finish: answer with the stale copy in out
 	FlagChanged  = 1 << 11 // any call: the circuit's state changed; read it and notify
@@ -72,6 +72,14 @@ const (
 	QuietIdle     = 1 // no policy has anything to say about a plain GET
 	QuietCoalesce = 2 // identical plain GETs in flight share one request
 )
+
+// QuietStatusLen is the length of the quiet-status table at
+// gc_quiet_statuses: one byte per status from StatusOpaque to 599 (index
+// status - StatusOpaque), 1 when that answer to a plain GET sent on the
+// quiet path changes nothing (guard.Uneventful), so the shim need not report
+// it. Which statuses trip is configured (data-trip-statuses): Go fills the
+// table in gc_configure.
+const QuietStatusLen = 600 - StatusOpaque
 
 // Status values that are not HTTP statuses, passed to gc_finish/gc_observe.
 const (

@@ -8,7 +8,11 @@ import (
 )
 
 // TypeScript renders js/src/abi.gen.ts.
-func TypeScript() string {
+func TypeScript() (string, error) {
+	layouts, err := Layouts()
+	if err != nil {
+		return "", err
+	}
 	var b strings.Builder
 	w := func(s ...string) {
 		for _, x := range s {
@@ -63,9 +67,10 @@ func TypeScript() string {
 		}
 		w("}")
 	}
+	tsLayouts(w, layouts)
 	w()
-	w("/** The string frames written into the buffer. */")
-	for _, f := range Frames {
+	w("/** The frames that are lists of lines. */")
+	for _, f := range LineFrames {
 		doc := ""
 		if f.Doc != "" {
 			doc = " — " + f.Doc
@@ -79,5 +84,5 @@ func TypeScript() string {
 		names = append(names, strconv.Quote(m))
 	}
 	w("export const METRICS = [", strings.Join(names, ", "), "] as const;")
-	return b.String()
+	return b.String(), nil
 }

@@ -46,8 +46,9 @@ type Enum struct {
 	Values []Value
 }
 
-// Frame documents the layout of one string frame.
-type Frame struct {
+// LineFrame documents a frame that is a list of lines (the fixed frames are
+// structs in layout.go).
+type LineFrame struct {
 	Name   string
 	Layout string
 	Doc    string
@@ -59,17 +60,18 @@ var Exports = []Export{
 	{"gc_reserve", []Param{{"n", "i32"}}, "i32", "Grows the string buffer to at least n bytes (≤ MaxFrame) and returns its new address; 0 when n is too large."},
 	{"gc_out", nil, "i32", "Address of out: OutLen float64 slots."},
 	{"gc_quiet", nil, "i32", "Address of an int32 holding the Quiet bits."},
+	{"gc_quiet_statuses", nil, "i32", "Address of the quiet-status table: QuietStatusLen bytes, index status - StatusOpaque; 1 when that answer to a plain GET on the quiet path changes nothing (set by gc_configure)."},
 	{"gc_configure", []Param{{"now", "f64"}, {"len", "i32"}}, "i32", "Reads the Attributes frame, applies defaults, restores the stored state; writes the Options frame into the buffer and returns its length, or CodeNotStarted with the message."},
-	{"gc_begin", []Param{{"now", "f64"}, {"len", "i32"}}, "i32", "Decides for the Request frame: a Kind in the low byte, FlagChanged; out holds the Begin slots."},
+	{"gc_begin", []Param{{"now", "f64"}, {"len", "i32"}}, "i32", "Decides for the Request frame: a Kind in the low byte, FlagChanged; out holds BeginOut."},
 	{"gc_adopt", []Param{{"len", "i32"}}, "f64", "A ticket for a plain GET sent on the quiet path whose answer matters (Request frame); 0: out of scope."},
-	{"gc_finish", []Param{{"now", "f64"}, {"ticket", "f64"}, {"status", "i32"}, {"len", "i32"}}, "i32", "The answer to ticket (Answer frame): flags; out holds the Finish slots."},
+	{"gc_finish", []Param{{"now", "f64"}, {"ticket", "f64"}, {"status", "i32"}, {"len", "i32"}}, "i32", "The answer to ticket (Answer frame): flags; out holds FinishOut."},
 	{"gc_observe", []Param{{"now", "f64"}, {"status", "i32"}, {"len", "i32"}}, "i32", "The answer to a request sent before the wasm ran (Observe frame); flags."},
 	{"gc_abort", []Param{{"ticket", "f64"}}, "i32", "Every caller of ticket left: 1 = abort the network request."},
 	{"gc_body", []Param{{"n", "i32"}}, "i32", "Address where JS writes a body of n bytes (valid until the next call)."},
 	{"gc_store", []Param{{"now", "f64"}, {"ticket", "f64"}, {"bytes", "f64"}, {"small", "i32"}}, "f64", "Keeps a body of that size as the ticket's copy (bytes -1: no copy was taken; the ticket ends); small ≥ 0: the whole body is in gc_body. Returns the copy id (0: not kept)."},
 	{"gc_dropped", nil, "f64", "The next stale copy whose body JS must release, or 0."},
-	{"gc_idem_begin", []Param{{"now", "f64"}, {"len", "i32"}, {"r0", "i32"}, {"r1", "i32"}, {"r2", "i32"}, {"r3", "i32"}}, "i32", "Registers a mutation (Mutation frame; body in gc_body; r0..r3 random): an idempotency.Decision, the Key frame in the buffer (length in out[0]); or a Code."},
-	{"gc_idem_finish", []Param{{"now", "f64"}, {"len", "i32"}, {"status", "i32"}}, "i32", "Records a mutation's answer (Key frame as returned by gc_idem_begin)."},
+	{"gc_idem_begin", []Param{{"now", "f64"}, {"len", "i32"}, {"r0", "i32"}, {"r1", "i32"}, {"r2", "i32"}, {"r3", "i32"}}, "i32", "Registers a mutation (Mutation frame; body in gc_body; r0..r3 random): an idempotency.Decision, the Key frame in the buffer (its length in IdemBeginOut); or a Code."},
+	{"gc_idem_finish", []Param{{"now", "f64"}, {"len", "i32"}, {"status", "i32"}}, "i32", "Records a mutation's answer (Action frame: the Key frame without its header)."},
 	{"gc_arm", []Param{{"now", "f64"}, {"status", "i32"}, {"ttlMs", "f64"}}, "i32", "Arms the circuit (ttlMs 0: the policy's TTL); flags, or CodeBadArm with the message in the buffer."},
 	{"gc_clear", nil, "i32", "The user's retry: flags."},
 	{"gc_read", []Param{{"now", "f64"}}, "i32", "Expires the circuit if its time is up: flags."},
@@ -97,18 +99,11 @@ var Imports = []Import{
 		"sessionStorage.removeItem(key): 0, or a Storage code."},
 }
 
-// Frames are the layouts of the strings written into the buffer. Fields are
-// separated by "\n"; none of them can contain one (fetch rejects such
-// methods, URLs and header values before the glue sees them).
-var Frames = []Frame{
+// LineFrames are the frames that are lists of lines.
+var LineFrames = []LineFrame{
 	{"Attributes", `"name=value" lines`, "The script tag's data-* attributes, raw, as the DOMStringMap names them (ttlMs, …); data-scope as one scope= line per prefix the shim resolved against the page."},
 	{"Options", `"name=value" lines, then "!warning" lines`, "The options in force (guard.ParseAttributes) and one warning per rejected attribute."},
-	{"Request", "METHOD\\nURL\\nHEADERS", "HEADERS: one \"name: value\\n\" line per request header, then one \":option: value\\n\" line per request option that differs from fetch's default (mode, credentials, cache, redirect, referrer, referrerPolicy, integrity, priority, keepalive)."},
-	{"Answer", "RETRY-AFTER\\nCACHE-CONTROL\\nFINAL-URL", "FINAL-URL: the response's url when it was redirected, else empty."},
-	{"Observe", "METHOD\\nURL\\nRETRY-AFTER\\nFINAL-URL", ""},
-	{"Mutation", "METHOD\\nURL\\nGIVEN-KEY\\nHEADERS", "GIVEN-KEY: the caller's own Idempotency-Key, verbatim, or empty; HEADERS as in Request."},
 	{"Pauses", `"UNTIL STRIKES SERVICE" lines, each followed by "retry-after SERVICE" when the server asked for it`, "The 429 pauses as stored (cooldown.Encode, key gateway_cooldown_v1); the reader keeps those in force."},
-	{"Key", "OPERATION\\nKEY\\nHEADER", "What gc_idem_begin returns and gc_idem_finish takes back (OPERATION\\nKEY)."},
 }
 
 // Enums are the value sets that cross.
@@ -125,7 +120,7 @@ var Enums = []Enum{
 		{"Cached", int64(guard.Cached), "the key keeps answering empty: answer with its copy"},
 	}},
 	{"Flag", "Bits or-ed into results.", []Value{
-		{"Retry", FlagRetry, "gc_finish: send again after out[WaitMs] ms"},
+		{"Retry", FlagRetry, "gc_finish: send again after FinishOut.WaitMs"},
 		{"WantBody", FlagWantBody, "gc_finish: keep a copy of the body (gc_store)"},
 		{"Serve", FlagServe, "gc_finish: answer with the stale copy in out"},
 		{"Changed", FlagChanged, "what blocks requests changed (the circuit or a pause): read it and notify"},
@@ -151,19 +146,6 @@ var Enums = []Enum{
 		{"Unavailable", StorageUnavailable, "no sessionStorage, or it threw (sandboxed frame, storage disabled)"},
 		{"Quota", StorageQuota, "storage_set: the value does not fit"},
 	}},
-	{"Slot", "Indices into out.", []Value{
-		{"Ticket", 0, "gc_begin"},
-		{"Flight", 1, "gc_begin: the coalesced flight (0 = none), or the probe to wait for"},
-		{"Until", 2, "gc_begin: when the blocking state ends"},
-		{"Status", 3, "gc_begin: the status that armed the circuit"},
-		{"CopyID", 4, "gc_begin, gc_finish: the copy to answer with"},
-		{"CopyAgeMs", 5, "gc_begin, gc_finish"},
-		{"CopyStoredAtMs", 6, "gc_begin, gc_finish"},
-		{"Probe", 7, "gc_begin: this request is the half-open probe"},
-		{"WaitMs", 0, "gc_finish: how long to wait before the retry"},
-		{"ProbeTimeoutMs", 1, "gc_begin (Wait): how long to wait for the probe at most"},
-		{"KeyLen", 0, "gc_idem_begin: length of the Key frame in the buffer"},
-	}},
 	{"Quiet", "Bits at gc_quiet.", []Value{
 		{"Idle", QuietIdle, "no policy has anything to say about a plain GET"},
 		{"Coalesce", QuietCoalesce, "identical plain GETs share one request"},
@@ -176,6 +158,7 @@ var Enums = []Enum{
 		{"OutLen", OutLen, "float64 slots in out"},
 		{"MaxFrame", MaxFrame, "longest frame, in bytes"},
 		{"MaxCopy", MaxCopy, "largest body kept as a copy, in bytes"},
+		{"QuietStatusLen", QuietStatusLen, "bytes in the quiet-status table (gc_quiet_statuses)"},
 	}},
 }
 

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/gatewaycircuit/gatewaycircuit/internal/circuit"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/policyerr"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/store"
 )
 
@@ -358,9 +359,8 @@ func TestPolicyValidateNamesTheField(t *testing.T) {
 		{circuit.Policy{Scope: scope.Scope, TripStatuses: []int{502, 1000}}, "tripStatuses"},
 	} {
 		_, err := circuit.New(c.p, store.NewMemory())
-		var pe *circuit.PolicyError
-		if !errors.As(err, &pe) || pe.Field != c.field || !errors.Is(err, circuit.ErrInvalidPolicy) {
-			t.Errorf("New(%+v) err = %v, want a PolicyError for %s", c.p, err, c.field)
+		if policyerr.Field(err, circuit.ErrInvalidPolicy) != c.field {
+			t.Errorf("New(%+v) err = %v, want a policyerr.Error for %s", c.p, err, c.field)
 		}
 	}
 }

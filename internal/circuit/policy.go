@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+
+	"github.com/gatewaycircuit/gatewaycircuit/internal/policyerr"
 )
 
 // Defaults, applied in one place: Policy.WithDefaults. Every knob, its
@@ -38,19 +40,6 @@ var DefaultTripStatuses = []int{502, 503, 504}
 
 // ErrInvalidPolicy is the sentinel for a Policy that fails Validate.
 var ErrInvalidPolicy = errors.New("circuit: invalid policy")
-
-// PolicyError names the bad field. It unwraps to ErrInvalidPolicy.
-type PolicyError struct {
-	Field  string
-	Reason string
-}
-
-func (e *PolicyError) Error() string {
-	return "circuit: invalid policy: " + e.Field + ": " + e.Reason
-}
-
-// Unwrap makes errors.Is(err, ErrInvalidPolicy) true.
-func (e *PolicyError) Unwrap() error { return ErrInvalidPolicy }
 
 // Policy is the circuit's configuration, as plain data. Zero fields take the
 // defaults above (see WithDefaults).
@@ -110,29 +99,29 @@ func (p Policy) WithDefaults() Policy {
 func (p Policy) Validate() error {
 	switch {
 	case p.TTLMs <= 0:
-		return &PolicyError{"ttlMs", "must be > 0"}
+		return policyerr.New(ErrInvalidPolicy, "ttlMs", "must be > 0")
 	case p.MaxTTLMs <= 0:
-		return &PolicyError{"maxTtlMs", "must be > 0"}
+		return policyerr.New(ErrInvalidPolicy, "maxTtlMs", "must be > 0")
 	case p.TTLMs > p.MaxTTLMs:
-		return &PolicyError{"ttlMs", "must not exceed maxTtlMs (" + strconv.FormatInt(p.MaxTTLMs, 10) + ")"}
+		return policyerr.New(ErrInvalidPolicy, "ttlMs", "must not exceed maxTtlMs ("+strconv.FormatInt(p.MaxTTLMs, 10)+")")
 	case p.TripWindowMs <= 0:
-		return &PolicyError{"tripWindowMs", "must be > 0"}
+		return policyerr.New(ErrInvalidPolicy, "tripWindowMs", "must be > 0")
 	case p.TripMinFailures < 1 || p.TripMinFailures > 1000:
-		return &PolicyError{"tripMinFailures", "must be 1-1000"}
+		return policyerr.New(ErrInvalidPolicy, "tripMinFailures", "must be 1-1000")
 	case p.HalfOpenMs <= 0 || p.HalfOpenMs > p.MaxTTLMs:
-		return &PolicyError{"halfOpenMs", "must be 1-maxTtlMs (" + strconv.FormatInt(p.MaxTTLMs, 10) + ")"}
+		return policyerr.New(ErrInvalidPolicy, "halfOpenMs", "must be 1-maxTtlMs ("+strconv.FormatInt(p.MaxTTLMs, 10)+")")
 	}
 	for _, s := range p.TripStatuses {
 		if !validStatus(s) {
-			return &PolicyError{"tripStatuses", strconv.Itoa(s) + " is not an HTTP status (100-599)"}
+			return policyerr.New(ErrInvalidPolicy, "tripStatuses", strconv.Itoa(s)+" is not an HTTP status (100-599)")
 		}
 	}
 	if len(p.Scope) == 0 {
-		return &PolicyError{"scope", "must list at least one URL prefix"}
+		return policyerr.New(ErrInvalidPolicy, "scope", "must list at least one URL prefix")
 	}
 	for _, s := range p.Scope {
 		if !strings.HasPrefix(s, "http://") && !strings.HasPrefix(s, "https://") {
-			return &PolicyError{"scope", strconv.Quote(s) + " is not an absolute http(s) URL prefix"}
+			return policyerr.New(ErrInvalidPolicy, "scope", strconv.Quote(s)+" is not an absolute http(s) URL prefix")
 		}
 	}
 	return nil

@@ -62,7 +62,7 @@ const (
 	Pass     Kind = iota // out of scope: native fetch, nothing to report
 	Send                 // to the network, then Finish(Ticket) (or Abort)
 	Join                 // coalesced: wait for the answer of flight Flight
-	Wait                 // half-open: wait for probe Flight to end, then Begin again
+	Wait                 // half-open: wait for probe Probe to end, then Begin again
 	Open                 // the circuit is armed: synthetic 503
 	Cooling              // the service asked for a pause (429): synthetic 503
 	Negative             // the same GET failed moments ago: synthetic 503
@@ -84,8 +84,8 @@ const (
 type Answer struct {
 	Kind    Kind
 	Ticket  uint32     // Send: names the request in Finish and Abort
-	Flight  uint32     // Send, Join: the coalesced flight (0 = none); Wait: the probe
-	Probe   uint32     // Send: the probe's id when this request is the half-open probe
+	Flight  uint32     // Send, Join: the coalesced flight (0 = none)
+	Probe   uint32     // Send: the probe's id when this request is the half-open probe; Wait: the probe to wait for
 	WaitMs  int64      // Wait: how long to wait for the probe at most
 	UntilMs int64      // Open, Cooling, Negative: when that state ends
 	Status  int        // Open: the status that armed the circuit
@@ -270,6 +270,7 @@ func (g *Guard) PausesText() string { return g.cooldown.Encode() }
 // ("name: value" lines), which only matters for the coalescing key. The
 // strings may be transient: Begin keeps none of them.
 func (g *Guard) Begin(nowMs int64, method, url, headers string) Answer {
+	g.metrics.Add(metrics.Decisions)
 	t, ok := g.ticketFor(method, url, headers)
 	if !ok {
 		return Answer{Kind: Pass}
@@ -289,7 +290,7 @@ func (g *Guard) Begin(nowMs int64, method, url, headers string) Answer {
 		g.metrics.Add(metrics.ShortCircuited)
 		return g.staleOr(nowMs, key, Answer{Kind: Open, UntilMs: nowMs + 1000, Status: 503})
 	case probe.Wait:
-		return Answer{Kind: Wait, Flight: probeID, WaitMs: g.gate.Policy().ProbeTimeoutMs}
+		return Answer{Kind: Wait, Probe: probeID, WaitMs: g.gate.Policy().ProbeTimeoutMs}
 	case probe.Probe:
 		g.metrics.Add(metrics.Probes)
 		t.probe = probeID
@@ -490,7 +491,7 @@ func (g *Guard) Abort(id uint32) (cancel bool) {
 func (g *Guard) Coalescing() bool { return !g.flights.Policy().Disabled }
 
 // Quiet reports that no policy has anything to say about a GET with no
-// request headers, and that a 2xx-4xx answer to it (but a 429) would change
+// request headers, and that an Uneventful answer to it would change
 // nothing: the circuit is closed, the probe gate idle, no service is cooling
 // down, the negative cache is empty and no stale copies are kept. While it
 // holds, the shim may send such GETs without asking (coalescing them itself)
@@ -500,6 +501,19 @@ func (g *Guard) Coalescing() bool { return !g.flights.Policy().Disabled }
 func (g *Guard) Quiet() bool {
 	return g.breaker.State() == (circuit.State{}) && g.gate.Idle() && g.cooldown.Len() == 0 &&
 		g.neg.Len() == 0 && !g.stale.Policy().Enabled
+}
+
+// Uneventful reports that an answer with status (StatusOpaque included) to a
+// plain GET sent while the guard is Quiet changes nothing, so the shim need
+// not report it: it is no trip status (data-trip-statuses), no 429, no
+// failure the negative cache keeps, and no missing answer. It depends on the
+// policy only, not on the state.
+func (g *Guard) Uneventful(status int) bool {
+	if status == StatusOpaque {
+		return true
+	}
+	cp := g.breaker.Policy()
+	return status >= 100 && status <= 599 && status != 429 && !negcache.Failure(status) && !cp.Trips(status)
 }
 
 // Adopt gives a ticket to an in-scope request sent without Begin while the
@@ -625,8 +639,8 @@ func (g *Guard) observeBreaker(nowMs int64, status int, retryAfterMs int64) {
 	g.syncGate()
 }
 
-// Succeeded takes an in-scope answer that was not reported when it came (a
-// 2xx-4xx on the quiet path): the trip rule counts successes, so the glue
+// Succeeded takes an in-scope answer that was not reported when it came (an
+// Uneventful one on the quiet path): the trip rule counts successes, so the glue
 // reports the latest one, with its time, before it reports a failure.
 func (g *Guard) Succeeded(atMs int64) {
 	g.observeBreaker(atMs, 200, circuit.NoRetryAfter)

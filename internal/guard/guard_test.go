@@ -367,6 +367,30 @@ func TestQuietAndAdopt(t *testing.T) {
 	}
 }
 
+// Which answers on the quiet path change nothing follows the policy: a
+// configured 4xx trip status is reported like a 5xx.
+func TestUneventfulFollowsTheTripStatuses(t *testing.T) {
+	for _, c := range []struct {
+		trips  []int
+		status int
+		want   bool
+	}{
+		{nil, 200, true}, {nil, 404, true}, {nil, 408, true}, {nil, guard.StatusOpaque, true},
+		{nil, 429, false}, {nil, 500, false}, {nil, 502, false}, {nil, guard.StatusNoAnswer, false}, {nil, 99, false}, {nil, 600, false},
+		{[]int{408, 502}, 408, false}, {[]int{408, 502}, 404, true}, {[]int{408, 502}, 503, false},
+	} {
+		p := guard.Policy{Circuit: scope}
+		p.Circuit.TripStatuses = c.trips
+		g, err := guard.New(p, store.NewMemory())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := g.Uneventful(c.status); got != c.want {
+			t.Errorf("trip statuses %v: Uneventful(%d) = %v", c.trips, c.status, got)
+		}
+	}
+}
+
 func TestEmptyResultsAreCachedLonger(t *testing.T) {
 	p := guard.Policy{Circuit: scope}
 	p.Empty.Enabled = true

@@ -462,7 +462,7 @@ func TestPolicyValidateNamesTheField(t *testing.T) {
 	} {
 		_, err := idempotency.New(c.p, store.NewMemory())
 		if policyerr.Field(err, idempotency.ErrInvalidPolicy) != c.field {
-			t.Errorf("New(%+v) err = %v, want a PolicyError for %s", c.p, err, c.field)
+			t.Errorf("New(%+v) err = %v, want a policyerr.Error for %s", c.p, err, c.field)
 		}
 	}
 }

@@ -20,13 +20,14 @@ const (
 	CooledDown                    // answered by a 429 cooldown without the network
 	EmptyReused                   // answered with a reused empty result (adaptive TTL)
 	Evicted                       // entries dropped from a full table (tickets, negcache, stale, cooldown, emptyttl)
+	Decisions                     // requests decided by Begin (the quiet path's plain GETs are not)
 	numCounters
 )
 
 // names are the JSON-friendly names, in Counter order.
 var names = [numCounters]string{
 	"network", "shortCircuited", "coalesced", "negativeHits", "staleServed",
-	"probes", "retries", "cooledDown", "emptyReused", "evicted",
+	"probes", "retries", "cooledDown", "emptyReused", "evicted", "decisions",
 }
 
 func (c Counter) String() string {

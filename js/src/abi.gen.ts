@@ -12,13 +12,15 @@ export interface Exports {
   gc_out(): number;
   /** Address of an int32 holding the Quiet bits. */
   gc_quiet(): number;
+  /** Address of the quiet-status table: QuietStatusLen bytes, index status - StatusOpaque; 1 when that answer to a plain GET on the quiet path changes nothing (set by gc_configure). */
+  gc_quiet_statuses(): number;
   /** Reads the Attributes frame, applies defaults, restores the stored state; writes the Options frame into the buffer and returns its length, or CodeNotStarted with the message. */
   gc_configure(now: number, len: number): number;
-  /** Decides for the Request frame: a Kind in the low byte, FlagChanged; out holds the Begin slots. */
+  /** Decides for the Request frame: a Kind in the low byte, FlagChanged; out holds BeginOut. */
   gc_begin(now: number, len: number): number;
   /** A ticket for a plain GET sent on the quiet path whose answer matters (Request frame); 0: out of scope. */
   gc_adopt(len: number): number;
-  /** The answer to ticket (Answer frame): flags; out holds the Finish slots. */
+  /** The answer to ticket (Answer frame): flags; out holds FinishOut. */
   gc_finish(now: number, ticket: number, status: number, len: number): number;
   /** The answer to a request sent before the wasm ran (Observe frame); flags. */
   gc_observe(now: number, status: number, len: number): number;
@@ -30,9 +32,9 @@ export interface Exports {
   gc_store(now: number, ticket: number, bytes: number, small: number): number;
   /** The next stale copy whose body JS must release, or 0. */
   gc_dropped(): number;
-  /** Registers a mutation (Mutation frame; body in gc_body; r0..r3 random): an idempotency.Decision, the Key frame in the buffer (length in out[0]); or a Code. */
+  /** Registers a mutation (Mutation frame; body in gc_body; r0..r3 random): an idempotency.Decision, the Key frame in the buffer (its length in IdemBeginOut); or a Code. */
   gc_idem_begin(now: number, len: number, r0: number, r1: number, r2: number, r3: number): number;
-  /** Records a mutation's answer (Key frame as returned by gc_idem_begin). */
+  /** Records a mutation's answer (Action frame: the Key frame without its header). */
   gc_idem_finish(now: number, len: number, status: number): number;
   /** Arms the circuit (ttlMs 0: the policy's TTL); flags, or CodeBadArm with the message in the buffer. */
   gc_arm(now: number, status: number, ttlMs: number): number;
@@ -86,7 +88,7 @@ export const enum Kind {
 
 /** Bits or-ed into results. */
 export const enum Flag {
-  Retry = 256, // gc_finish: send again after out[WaitMs] ms
+  Retry = 256, // gc_finish: send again after FinishOut.WaitMs
   WantBody = 512, // gc_finish: keep a copy of the body (gc_store)
   Serve = 1024, // gc_finish: answer with the stale copy in out
   Changed = 2048, // what blocks requests changed (the circuit or a pause): read it and notify
@@ -119,21 +121,6 @@ export const enum StorageResult {
   Quota = -3, // storage_set: the value does not fit
 }
 
-/** Indices into out. */
-export const enum Slot {
-  Ticket = 0, // gc_begin
-  Flight = 1, // gc_begin: the coalesced flight (0 = none), or the probe to wait for
-  Until = 2, // gc_begin: when the blocking state ends
-  Status = 3, // gc_begin: the status that armed the circuit
-  CopyID = 4, // gc_begin, gc_finish: the copy to answer with
-  CopyAgeMs = 5, // gc_begin, gc_finish
-  CopyStoredAtMs = 6, // gc_begin, gc_finish
-  Probe = 7, // gc_begin: this request is the half-open probe
-  WaitMs = 0, // gc_finish: how long to wait before the retry
-  ProbeTimeoutMs = 1, // gc_begin (Wait): how long to wait for the probe at most
-  KeyLen = 0, // gc_idem_begin: length of the Key frame in the buffer
-}
-
 /** Bits at gc_quiet. */
 export const enum Quiet {
   Idle = 1, // no policy has anything to say about a plain GET
@@ -148,20 +135,230 @@ export const enum Status {
 
 /** Sizes. */
 export const enum Limit {
-  OutLen = 8, // float64 slots in out
+  OutLen = 9, // float64 slots in out
   MaxFrame = 16777216, // longest frame, in bytes
   MaxCopy = 5242880, // largest body kept as a copy, in bytes
+  QuietStatusLen = 601, // bytes in the quiet-status table (gc_quiet_statuses)
 }
 
-/** The string frames written into the buffer. */
+/** Splits s at its first newline (the rest is empty when there is none). */
+function cut(s: string): [string, string] {
+  const i = s.indexOf("\n");
+  return i < 0 ? [s, ""] : [s.slice(0, i), s.slice(i + 1)];
+}
+
+/** BeginOut is out after gc_begin; which slots mean something depends on the Kind in gc_begin's result. */
+export interface BeginOut {
+  /** Send: names the request in gc_finish and gc_abort */
+  ticket: number;
+  /** Send, Join: the coalesced flight (0 = none) */
+  flight: number;
+  /** Send: this request is the half-open probe with this id (0 = not a probe); Wait: the probe to wait for */
+  probe: number;
+  /** Wait: how long to wait for the probe at most */
+  probeTimeoutMs: number;
+  /** Open, Cooling, Negative, Stale: when the blocking state ends */
+  untilMs: number;
+  /** Open, Negative, Stale: the status that armed the circuit */
+  status: number;
+  /** Stale, Cached: the copy to answer with */
+  copyId: number;
+  /** Stale, Cached */
+  copyAgeMs: number;
+  /** Stale, Cached */
+  copyStoredAtMs: number;
+}
+
+/** Reads BeginOut from out. */
+export function readBeginOut(out: Float64Array): BeginOut {
+  return {
+    ticket: out[0]!,
+    flight: out[1]!,
+    probe: out[2]!,
+    probeTimeoutMs: out[3]!,
+    untilMs: out[4]!,
+    status: out[5]!,
+    copyId: out[6]!,
+    copyAgeMs: out[7]!,
+    copyStoredAtMs: out[8]!,
+  };
+}
+
+/** FinishOut is out after gc_finish. */
+export interface FinishOut {
+  /** FlagRetry: how long to wait before sending again */
+  waitMs: number;
+  /** FlagServe: the copy to answer with */
+  copyId: number;
+  /** FlagServe */
+  copyAgeMs: number;
+  /** FlagServe */
+  copyStoredAtMs: number;
+}
+
+/** Reads FinishOut from out. */
+export function readFinishOut(out: Float64Array): FinishOut {
+  return {
+    waitMs: out[0]!,
+    copyId: out[1]!,
+    copyAgeMs: out[2]!,
+    copyStoredAtMs: out[3]!,
+  };
+}
+
+/** IdemBeginOut is out after a gc_idem_begin that did not refuse. */
+export interface IdemBeginOut {
+  /** length of the Key frame in the buffer */
+  keyLen: number;
+}
+
+/** Reads IdemBeginOut from out. */
+export function readIdemBeginOut(out: Float64Array): IdemBeginOut {
+  return {
+    keyLen: out[0]!,
+  };
+}
+
+/** Request is the frame of gc_begin and gc_adopt. */
+export interface Request {
+  method: string;
+  url: string;
+  /** One "name: value\n" line per request header, then one ":option: value\n" line per request option that differs from fetch's default (mode, credentials, cache, redirect, referrer, referrerPolicy, integrity, priority, keepalive). */
+  headers: string;
+}
+
+/** Joins a Request frame. */
+export function writeRequest(v: Request): string {
+  return `${v.method}\n${v.url}\n${v.headers}`;
+}
+
+/** Splits a Request frame. */
+export function readRequest(s: string): Request {
+  let method: string;
+  [method, s] = cut(s);
+  let url: string;
+  [url, s] = cut(s);
+  return { method, url, headers: s };
+}
+
+/** Answer is the frame of gc_finish: what the network answered. */
+export interface Answer {
+  retryAfter: string;
+  cacheControl: string;
+  /** the response's url when it was redirected, else empty */
+  finalUrl: string;
+}
+
+/** Joins a Answer frame. */
+export function writeAnswer(v: Answer): string {
+  return `${v.retryAfter}\n${v.cacheControl}\n${v.finalUrl}`;
+}
+
+/** Splits a Answer frame. */
+export function readAnswer(s: string): Answer {
+  let retryAfter: string;
+  [retryAfter, s] = cut(s);
+  let cacheControl: string;
+  [cacheControl, s] = cut(s);
+  return { retryAfter, cacheControl, finalUrl: s };
+}
+
+/** Observe is the frame of gc_observe: the answer to a request sent before the wasm ran. */
+export interface Observe {
+  method: string;
+  url: string;
+  retryAfter: string;
+  finalUrl: string;
+}
+
+/** Joins a Observe frame. */
+export function writeObserve(v: Observe): string {
+  return `${v.method}\n${v.url}\n${v.retryAfter}\n${v.finalUrl}`;
+}
+
+/** Splits a Observe frame. */
+export function readObserve(s: string): Observe {
+  let method: string;
+  [method, s] = cut(s);
+  let url: string;
+  [url, s] = cut(s);
+  let retryAfter: string;
+  [retryAfter, s] = cut(s);
+  return { method, url, retryAfter, finalUrl: s };
+}
+
+/** Mutation is the frame of gc_idem_begin. */
+export interface Mutation {
+  method: string;
+  url: string;
+  /** the caller's own Idempotency-Key, verbatim, or empty */
+  givenKey: string;
+  /** as in Request */
+  headers: string;
+}
+
+/** Joins a Mutation frame. */
+export function writeMutation(v: Mutation): string {
+  return `${v.method}\n${v.url}\n${v.givenKey}\n${v.headers}`;
+}
+
+/** Splits a Mutation frame. */
+export function readMutation(s: string): Mutation {
+  let method: string;
+  [method, s] = cut(s);
+  let url: string;
+  [url, s] = cut(s);
+  let givenKey: string;
+  [givenKey, s] = cut(s);
+  return { method, url, givenKey, headers: s };
+}
+
+/** Key is the frame gc_idem_begin writes into the buffer (its length in IdemBeginOut.KeyLen). */
+export interface Key {
+  /** the action's operation (idempotency.Operation) */
+  operation: string;
+  /** the key, as the ledger knows it */
+  key: string;
+  /** the Idempotency-Key header value to send */
+  header: string;
+}
+
+/** Joins a Key frame. */
+export function writeKey(v: Key): string {
+  return `${v.operation}\n${v.key}\n${v.header}`;
+}
+
+/** Splits a Key frame. */
+export function readKey(s: string): Key {
+  let operation: string;
+  [operation, s] = cut(s);
+  let key: string;
+  [key, s] = cut(s);
+  return { operation, key, header: s };
+}
+
+/** Action is the frame of gc_idem_finish: a Key without its header. */
+export interface Action {
+  operation: string;
+  key: string;
+}
+
+/** Joins a Action frame. */
+export function writeAction(v: Action): string {
+  return `${v.operation}\n${v.key}`;
+}
+
+/** Splits a Action frame. */
+export function readAction(s: string): Action {
+  let operation: string;
+  [operation, s] = cut(s);
+  return { operation, key: s };
+}
+
+/** The frames that are lists of lines. */
 // Attributes: "name=value" lines — The script tag's data-* attributes, raw, as the DOMStringMap names them (ttlMs, …); data-scope as one scope= line per prefix the shim resolved against the page.
 // Options: "name=value" lines, then "!warning" lines — The options in force (guard.ParseAttributes) and one warning per rejected attribute.
-// Request: METHOD\nURL\nHEADERS — HEADERS: one "name: value\n" line per request header, then one ":option: value\n" line per request option that differs from fetch's default (mode, credentials, cache, redirect, referrer, referrerPolicy, integrity, priority, keepalive).
-// Answer: RETRY-AFTER\nCACHE-CONTROL\nFINAL-URL — FINAL-URL: the response's url when it was redirected, else empty.
-// Observe: METHOD\nURL\nRETRY-AFTER\nFINAL-URL
-// Mutation: METHOD\nURL\nGIVEN-KEY\nHEADERS — GIVEN-KEY: the caller's own Idempotency-Key, verbatim, or empty; HEADERS as in Request.
 // Pauses: "UNTIL STRIKES SERVICE" lines, each followed by "retry-after SERVICE" when the server asked for it — The 429 pauses as stored (cooldown.Encode, key gateway_cooldown_v1); the reader keeps those in force.
-// Key: OPERATION\nKEY\nHEADER — What gc_idem_begin returns and gc_idem_finish takes back (OPERATION\nKEY).
 
 /** gc_metric's counters, in order. */
-export const METRICS = ["network", "shortCircuited", "coalesced", "negativeHits", "staleServed", "probes", "retries", "cooledDown", "emptyReused", "evicted"] as const;
+export const METRICS = ["network", "shortCircuited", "coalesced", "negativeHits", "staleServed", "probes", "retries", "cooledDown", "emptyReused", "evicted", "decisions"] as const;

@@ -86,7 +86,7 @@ test("joiners keep their answer when the leader aborts during a 429 wait; Go hea
 test("a mutation that is the half-open probe releases the requests waiting for it", async () => {
   let n = 0;
   const { gc, sent } = await facade({
-    begin: (method) => (method === "POST" ? { kind: Kind.Send, probe: 7 } : n++ === 0 ? { kind: Kind.Wait, flight: 7, waitMs: 30_000 } : { kind: Kind.Send }),
+    begin: (method) => (method === "POST" ? { kind: Kind.Send, probe: 7 } : n++ === 0 ? { kind: Kind.Wait, probe: 7, probeTimeoutMs: 30_000 } : { kind: Kind.Send }),
   });
   const post = gc.fetch("/api/orders", { method: "POST", body: "{}" });
   const get = gc.fetch("/api/list", { headers: { a: "1" } });
@@ -180,7 +180,7 @@ test("metrics count every call once: the quiet path, out of scope, aborted, and 
     get quiet() {
       return quiet;
     },
-    begin: (_m, url) => (url.endsWith("/open") ? { kind: Kind.Open, until: Date.now() + 1000, status: 502 } : { kind: Kind.Send }),
+    begin: (_m, url) => (url.endsWith("/open") ? { kind: Kind.Open, untilMs: Date.now() + 1000, status: 502 } : { kind: Kind.Send }),
   });
   const { gc, sent } = engine;
   // The quiet path: two calls share one request, a third has its own.
@@ -209,7 +209,7 @@ test("metrics count a call that waited for the probe once, and what the gate ans
   let start!: () => void;
   let n = 0;
   const { gc, sent } = await facade(
-    { begin: () => (n++ === 1 ? { kind: Kind.Wait, flight: 3, waitMs: 30_000 } : { kind: Kind.Send, probe: n === 1 ? 3 : 0 }) },
+    { begin: () => (n++ === 1 ? { kind: Kind.Wait, probe: 3, probeTimeoutMs: 30_000 } : { kind: Kind.Send, probe: n === 1 ? 3 : 0 }) },
     {},
     new Promise<void>((r) => (start = r)),
     storage,
@@ -262,7 +262,7 @@ test("half-open after a reload: requests wait for Go, which sends one probe", as
   let start!: () => void;
   let n = 0;
   const { gc, engine, sent } = await facade(
-    { begin: () => (n++ === 0 ? { kind: Kind.Send, probe: 3 } : n <= 3 ? { kind: Kind.Wait, flight: 3, waitMs: 30_000 } : { kind: Kind.Send }) },
+    { begin: () => (n++ === 0 ? { kind: Kind.Send, probe: 3 } : n <= 3 ? { kind: Kind.Wait, probe: 3, probeTimeoutMs: 30_000 } : { kind: Kind.Send }) },
     {},
     new Promise<void>((r) => (start = r)),
     storage,

@@ -131,6 +131,7 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
       untouched: 0,
     },
     idle: () => engine !== null && (engine.quiet() & Quiet.Idle) !== 0,
+    uneventful: (st) => engine !== null && engine.uneventful(st),
     alive: () => engine !== null,
     baseUrl: env.baseUrl,
     passThrough,

@@ -30,6 +30,7 @@ function fakeExports() {
     },
     gc_out: () => 16,
     gc_quiet: () => 0,
+    gc_quiet_statuses: () => 0,
     gc_begin: (_now: number, n: number) => {
       frames.push(frame(n));
       return 1;
@@ -58,4 +59,14 @@ test("views over Go's memory are taken after the calls that can grow it", () => 
   e.idemBegin(0, "POST", "http://app.test/b", "", "", new Uint8Array(200_000)); // grows memory for the body
   e.begin(0, "GET", "http://app.test/c", "");
   assert.deepEqual(frames, ["GET\nhttp://app.test/a\n", "GET\nhttp://app.test/c\n"]);
+});
+
+test("the quiet reads follow Go's memory when it grows", () => {
+  const { ex } = fakeExports();
+  const e = bind(ex, new Promise(() => {}));
+  new Int32Array(ex.mem.buffer, 0, 1)[0] = 3;
+  assert.equal(e.quiet(), 3);
+  e.idemBegin(0, "POST", "http://app.test/b", "", "", new Uint8Array(200_000)); // grows memory: the old views are detached
+  new Int32Array(ex.mem.buffer, 0, 1)[0] = 1;
+  assert.equal(e.quiet(), 1);
 });

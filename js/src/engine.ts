@@ -1,51 +1,59 @@
 // The boundary: loads the wasm and gives the rest of the shim typed calls
-// into Go. Every name and value that crosses is in abi.gen.ts, generated from
-// internal/abi. Strings cross as UTF-8 frames in a buffer in Go's memory,
-// which Go grows on demand (never cut); multi-valued answers come back in
-// `out`. Nothing per request goes through syscall/js or js.FuncOf; Go
-// reaches sessionStorage through the imports of gostorage.ts.
+// into Go. Every name, value and layout that crosses is in abi.gen.ts,
+// generated from internal/abi: frames are joined and split, and `out` is
+// read, by its generated writers and readers only. Strings cross as UTF-8
+// frames in a buffer in Go's memory, which Go grows on demand (never cut);
+// multi-valued answers come back in `out`. Nothing per request goes through
+// syscall/js or js.FuncOf; Go reaches sessionStorage through the imports of
+// gostorage.ts.
 //
 // Go's memory can grow during any call: every view over it is taken after
 // the call that could grow it (mem() re-creates views when the old buffer
 // is detached).
 
-import { type Code, type Exports, Flag, IMPORT_MODULE, Limit, Slot, type Idem, type Kind } from "./abi.gen.js";
+import {
+  type BeginOut,
+  type Code,
+  type Exports,
+  type FinishOut,
+  Flag,
+  IMPORT_MODULE,
+  type Idem,
+  type Kind,
+  Limit,
+  readBeginOut,
+  readFinishOut,
+  readIdemBeginOut,
+  readKey,
+  Status,
+  writeAction,
+  writeAnswer,
+  writeMutation,
+  writeObserve,
+  writeRequest,
+} from "./abi.gen.js";
 import { type GoRuntime, newGo, runGo } from "./goruntime.js";
 import { goStorage } from "./gostorage.js";
 import { sessionStorageOf } from "./storage.js";
 
-/** The decision for one request (gc_begin). */
-export interface Answer {
+/** The decision for one request (gc_begin): its Kind and flags, and out (BeginOut). */
+export interface Answer extends BeginOut {
   kind: Kind;
   changed: boolean;
-  ticket: number;
-  flight: number;
-  until: number;
-  status: number;
-  copyId: number;
-  ageMs: number;
-  storedAtMs: number;
-  probe: number;
-  /** Kind.Wait: how long to wait for the probe at most. */
-  waitMs: number;
 }
 
-/** What to do with a network answer (gc_finish). */
-export interface Outcome {
+/** What to do with a network answer (gc_finish): its flags, and out (FinishOut). */
+export interface Outcome extends FinishOut {
   changed: boolean;
   retry: boolean;
   wantBody: boolean;
   serve: boolean;
-  waitMs: number;
-  copyId: number;
-  ageMs: number;
-  storedAtMs: number;
 }
 
 export interface Submission {
   /** An Idem decision (> 0) or a Code (< 0). */
   code: Idem | Code;
-  /** The Key frame to hand back to idemFinish ("OPERATION\nKEY"). */
+  /** The Action frame to hand back to idemFinish (the Key frame without its header). */
   action: string;
   header: string;
   message: string;
@@ -54,6 +62,8 @@ export interface Submission {
 export interface Engine {
   /** The Quiet bits, read from Go's memory without a call. */
   quiet(): number;
+  /** An answer with this status (or Status.Opaque) to a plain GET on the quiet path changes nothing (guard.Uneventful): read from Go's memory without a call. */
+  uneventful(status: number): boolean;
   /** A ticket for a plain GET sent on the quiet path whose answer matters; 0 when none. */
   adopt(url: string): number;
   /** null: the frame is too large to pass (the request is passed through untouched). */
@@ -148,12 +158,14 @@ export function bind(
 ): Engine & { configure(now: number, attributes: string): number; text(n: number): string } {
   const outPtr = ex.gc_out();
   const quietPtr = ex.gc_quiet();
+  const statusesPtr = ex.gc_quiet_statuses();
   let cap = 8192;
   let ptr = ex.gc_reserve(cap);
   let buffer: ArrayBuffer | null = null;
   let bytes = new Uint8Array(0);
   let out = new Float64Array(0);
   let quietBits = new Int32Array(0);
+  let statuses = new Uint8Array(0);
   /** Views over Go's memory, re-created after a growth detached them or the buffer moved. */
   const mem = () => {
     if (ex.mem.buffer !== buffer) {
@@ -161,6 +173,7 @@ export function bind(
       bytes = new Uint8Array(buffer, ptr, cap);
       out = new Float64Array(buffer, outPtr, Limit.OutLen);
       quietBits = new Int32Array(buffer, quietPtr, 1);
+      statuses = new Uint8Array(buffer, statusesPtr, Limit.QuietStatusLen);
     }
   };
   /** Writes s as a frame and returns its byte length; throws FrameTooLarge. */
@@ -191,38 +204,33 @@ export function bind(
   return {
     configure: (now, attributes) => ex.gc_configure(now, put(attributes)),
     text,
+    // The two reads on the quiet path, per request: Go's statics never move,
+    // so their views go stale only when a growth detaches them (a detached
+    // view has length 0), and that is checked without asking the Memory.
     quiet() {
-      mem();
+      if (quietBits.length === 0) mem();
       return quietBits[0]!;
     },
-    adopt: (url) => ex.gc_adopt(put(`GET\n${url}\n`)),
+    uneventful(status) {
+      if (statuses.length === 0) mem();
+      return statuses[status - Status.Opaque] === 1;
+    },
+    adopt: (url) => ex.gc_adopt(put(writeRequest({ method: "GET", url, headers: "" }))),
     begin(now, method, url, headers) {
       let n: number;
       try {
-        n = put(`${method}\n${url}\n${headers}`);
+        n = put(writeRequest({ method, url, headers }));
       } catch (e) {
         if (e instanceof FrameTooLarge) return null;
         throw e;
       }
       const r = ex.gc_begin(now, n);
       mem();
-      return {
-        kind: (r & Flag.KindMask) as Kind,
-        changed: (r & Flag.Changed) !== 0,
-        ticket: out[Slot.Ticket]!,
-        flight: out[Slot.Flight]!,
-        until: out[Slot.Until]!,
-        status: out[Slot.Status]!,
-        copyId: out[Slot.CopyID]!,
-        ageMs: out[Slot.CopyAgeMs]!,
-        storedAtMs: out[Slot.CopyStoredAtMs]!,
-        probe: out[Slot.Probe]!,
-        waitMs: out[Slot.ProbeTimeoutMs]!,
-      };
+      return { kind: (r & Flag.KindMask) as Kind, changed: (r & Flag.Changed) !== 0, ...readBeginOut(out) };
     },
     finish(now, ticket, status, retryAfter, cacheControl, finalUrl) {
       // Most answers carry none of these: then nothing is encoded.
-      const n = retryAfter || cacheControl || finalUrl ? put(`${retryAfter}\n${cacheControl}\n${finalUrl}`) : 0;
+      const n = retryAfter || cacheControl || finalUrl ? put(writeAnswer({ retryAfter, cacheControl, finalUrl })) : 0;
       const r = ex.gc_finish(now, ticket, status, n);
       mem();
       return {
@@ -230,14 +238,11 @@ export function bind(
         retry: (r & Flag.Retry) !== 0,
         wantBody: (r & Flag.WantBody) !== 0,
         serve: (r & Flag.Serve) !== 0,
-        waitMs: out[Slot.WaitMs]!,
-        copyId: out[Slot.CopyID]!,
-        ageMs: out[Slot.CopyAgeMs]!,
-        storedAtMs: out[Slot.CopyStoredAtMs]!,
+        ...readFinishOut(out),
       };
     },
     observe: (now, method, url, status, retryAfter, finalUrl) =>
-      (ex.gc_observe(now, status, put(`${method}\n${url}\n${retryAfter}\n${finalUrl}`)) & Flag.Changed) !== 0,
+      (ex.gc_observe(now, status, put(writeObserve({ method, url, retryAfter, finalUrl }))) & Flag.Changed) !== 0,
     store(now, ticket, body) {
       if (!body) return ex.gc_store(now, ticket, -1, -1);
       // A short body goes to Go whole: it decides whether it is "empty".
@@ -256,14 +261,13 @@ export function bind(
     idemBegin(now, method, url, headers, givenKey, body) {
       const at = ex.gc_body(body.length); // may grow memory: the view is taken after
       if (body.length) new Uint8Array(ex.mem.buffer, at, body.length).set(body);
-      const frame = put(`${method}\n${url}\n${givenKey}\n${headers}`);
+      const frame = put(writeMutation({ method, url, givenKey, headers }));
       const r = crypto.getRandomValues(new Int32Array(4));
       const code = ex.gc_idem_begin(now, frame, r[0]!, r[1]!, r[2]!, r[3]!);
       if (code < 0) return { code, action: "", header: "", message: message() };
       mem();
-      const keyFrame = text(out[Slot.KeyLen]!);
-      const cut = keyFrame.lastIndexOf("\n");
-      return { code, action: keyFrame.slice(0, cut), header: keyFrame.slice(cut + 1), message: "" };
+      const k = readKey(text(readIdemBeginOut(out).keyLen));
+      return { code, action: writeAction(k), header: k.header, message: "" };
     },
     idemFinish(now, action, status) {
       ex.gc_idem_finish(now, put(action), status);

@@ -71,6 +71,7 @@ export function createGoPath(
     sync: facade.sync,
     counts: facade.counts,
     idle: facade.idle,
+    uneventful: facade.uneventful,
     copies: new Copies(),
     lastSuccess: 0,
   };
@@ -120,20 +121,22 @@ export function createGoPath(
         return nativeFetch(input, init); // (Go and JS track the same flights; a missing one cannot happen)
       }
       case Kind.Wait:
-        return waitForProbe(a.flight, a.waitMs, req, input, init);
+        return waitForProbe(a.probe, a.probeTimeoutMs, req, input, init);
       case Kind.Open:
-        return local(Promise.resolve(synthetic("open", a.until, a.status, now())));
+        return local(Promise.resolve(synthetic("open", a.untilMs, a.status, now())));
       case Kind.Cooling:
-        return local(Promise.resolve(synthetic("cooldown", a.until, 429, now())));
+        return local(Promise.resolve(synthetic("cooldown", a.untilMs, 429, now())));
       case Kind.Negative:
-        return local(Promise.resolve(synthetic("negative", a.until, a.status, now())));
+        return local(Promise.resolve(synthetic("negative", a.untilMs, a.status, now())));
       case Kind.Stale:
         return local(
-          Promise.resolve(core.copies.answer(a.copyId, a.ageMs, a.storedAtMs) ?? synthetic("open", a.until || now(), a.status || 503, now())),
+          Promise.resolve(
+            core.copies.answer(a.copyId, a.copyAgeMs, a.copyStoredAtMs) ?? synthetic("open", a.untilMs || now(), a.status || 503, now()),
+          ),
         );
       case Kind.Cached: {
         // The key keeps answering empty: its last answer, said to be cached.
-        const cached = core.copies.answer(a.copyId, a.ageMs, a.storedAtMs, "cached");
+        const cached = core.copies.answer(a.copyId, a.copyAgeMs, a.copyStoredAtMs, "cached");
         return cached ? local(Promise.resolve(cached)) : null;
       }
     }

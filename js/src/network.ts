@@ -32,6 +32,8 @@ export interface Core {
   lastSuccess: number;
   /** Go still says no policy has anything to say (guard.Quiet): a read of its memory, no call. */
   idle(): boolean;
+  /** Go says an answer with this status on the quiet path changes nothing (guard.Uneventful): a read of its memory, no call. */
+  uneventful(status: number): boolean;
 }
 
 /** One request on its way: `ticket` is 0 on the quiet path until an answer that matters adopts one. */
@@ -48,14 +50,15 @@ export function statusOf(res: Response): number {
 }
 
 /**
- * On the quiet path (no ticket), an answer that changes nothing (guard.Quiet)
- * is not reported: true when `st` is one, and it was dealt with here. The
- * time of the latest success is kept: the trip rule needs it when a failure
- * comes (a rate limiter is not an outage).
+ * On the quiet path (no ticket), an answer that changes nothing (Go's table:
+ * guard.Uneventful) is not reported: true when `st` is one, and it was dealt
+ * with here. The time of the latest success is kept: the trip rule needs it
+ * when a failure comes (a rate limiter is not an outage); an opaque answer
+ * is none.
  */
 export function quietAnswer(core: Core, st: number): boolean {
+  if (!core.uneventful(st)) return false;
   if (st === Status.Opaque) return true;
-  if (st < 100 || st >= 500 || st === 429) return false;
   if (core.idle()) {
     core.lastSuccess = core.now();
     return true;
@@ -100,7 +103,7 @@ export function send(core: Core, flight: Flight, plan: Plan, sent?: Promise<Resp
     return out;
   };
 
-  const stale = (out: Outcome | null) => (out?.serve ? core.copies.answer(out.copyId, out.ageMs, out.storedAtMs) : null);
+  const stale = (out: Outcome | null) => (out?.serve ? core.copies.answer(out.copyId, out.copyAgeMs, out.copyStoredAtMs) : null);
 
   let original = false; // the caller's own Request was sent: there is no body left for a retry
   const attempt = (sent?: Promise<Response>): Promise<Response> => {

@@ -32,5 +32,6 @@ export function noMetrics(): Metrics {
     evicted: 0,
     idempotencyRefused: 0,
     untouched: 0,
+    decisions: 0,
   };
 }

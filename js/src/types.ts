@@ -82,6 +82,8 @@ export interface Metrics {
   idempotencyRefused: number;
   /** In scope, but passed through untouched because too large to decide on (a frame over 16 MiB); part of `passedThrough`. */
   untouched: number;
+  /** Calls Go decided one by one (the quiet path's plain GETs are not): a half-open waiter is decided once when it arrives and once when the probe ends, so this stays small while a probe hangs. */
+  decisions: number;
 }
 
 export interface GatewayCircuit {

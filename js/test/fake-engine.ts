@@ -1,7 +1,7 @@
 // A scripted stand-in for the Go engine, for testing the shim's jobs without
 // a browser or a wasm: each test says what Go would decide.
 
-import { Kind, Quiet } from "../src/abi.gen.js";
+import { Kind, Quiet, Status } from "../src/abi.gen.js";
 import type { Answer, Engine, Outcome, Submission } from "../src/engine.js";
 
 export interface Script {
@@ -22,6 +22,10 @@ export class FakeEngine implements Engine {
   quiet() {
     return this.script.quiet ?? 0;
   }
+  /** Go's table with the default trip statuses (the boundary test reads the real one). */
+  uneventful(status: number) {
+    return status === Status.Opaque || (status >= 100 && status < 500 && status !== 429);
+  }
   adopt(url: string) {
     this.calls.push(`adopt ${url}`);
     return this.nextTicket++;
@@ -34,19 +38,19 @@ export class FakeEngine implements Engine {
       changed: false,
       ticket: this.nextTicket++,
       flight: 0,
-      until: 0,
+      untilMs: 0,
       status: 0,
       copyId: 0,
-      ageMs: 0,
-      storedAtMs: 0,
+      copyAgeMs: 0,
+      copyStoredAtMs: 0,
       probe: 0,
-      waitMs: 30_000,
+      probeTimeoutMs: 30_000,
       ...a,
     };
   }
   finish(_now: number, ticket: number, status: number, _ra: string, _cc: string, finalUrl: string): Outcome {
     this.calls.push(`finish ${ticket} ${status}`);
-    return { changed: false, retry: false, wantBody: false, serve: false, waitMs: 0, copyId: 0, ageMs: 0, storedAtMs: 0, ...this.script.finish?.(ticket, status, finalUrl) };
+    return { changed: false, retry: false, wantBody: false, serve: false, waitMs: 0, copyId: 0, copyAgeMs: 0, copyStoredAtMs: 0, ...this.script.finish?.(ticket, status, finalUrl) };
   }
   observe() {
     return false;

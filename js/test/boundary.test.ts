@@ -1,0 +1,256 @@
+// The boundary, end to end: the built wasm (dist/gateway-circuit.wasm)
+// driven through the real shim — the engine's file (engine-file.ts: Go's
+// wasm_exec.js, the loader, the Go path) under the facade (circuit.ts) —
+// in Node, against a fake network. Nothing of Go is scripted here: every
+// decision kind and every flag comes from Go, read through the generated
+// layouts, so a slot or a frame that the two sides read differently fails
+// here (the unit tests run against a fake engine, which cannot see that).
+// make test-boundary builds the wasm and runs it.
+
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { test } from "node:test";
+import "../src/engine-file.js";
+import { createGatewayCircuit } from "../src/circuit.js";
+import { readOptions } from "../src/config.js";
+import type { EngineFile } from "../src/engine-file.js";
+import { MARKER_HEADER } from "../src/query.js";
+
+const base = "http://app.test/page";
+const wasm = WebAssembly.compile(readFileSync(process.env.GATEWAY_CIRCUIT_WASM ?? "dist/gateway-circuit.wasm"));
+const engineFile = (globalThis as unknown as Record<symbol, EngineFile>)[Symbol.for("gatewaycircuit.engine")]!;
+
+interface Sent {
+  url: string;
+  method: string;
+  headers: Headers;
+  answer(res: Response): void;
+}
+
+/** A network that records each request and answers when the test says so (it honours the signal like fetch). */
+class FakeNetwork {
+  readonly sent: Sent[] = [];
+  private waiting: (() => void)[] = [];
+
+  readonly fetch = ((input: RequestInfo | URL, init?: RequestInit) =>
+    new Promise<Response>((resolve, reject) => {
+      const req = new Request(typeof input === "string" ? new URL(input, base).href : input instanceof URL ? input.href : input, init);
+      if (req.signal.aborted) return reject(req.signal.reason);
+      req.signal.addEventListener("abort", () => reject(req.signal.reason));
+      this.sent.push({ url: req.url, method: req.method, headers: req.headers, answer: resolve });
+      for (const w of this.waiting.splice(0)) w();
+    })) as typeof fetch;
+
+  /** The n-th request (from 1), once it was sent. */
+  async nth(n: number): Promise<Sent> {
+    while (this.sent.length < n) await new Promise<void>((r) => this.waiting.push(r));
+    return this.sent[n - 1]!;
+  }
+}
+
+/** The facade over the real engine, with attributes `attrs` and a clock the test moves. */
+async function boot(attrs: Record<string, string> = {}) {
+  const net = new FakeNetwork();
+  const clock = { now: 1_700_000_000_000 };
+  const data = { wasm: "/m.wasm", scope: "/api/", ...attrs };
+  const { options } = readOptions(data, base);
+  const gc = createGatewayCircuit(
+    options,
+    { fetch: net.fetch, storage: null, baseUrl: () => base, now: () => clock.now, start: (a) => engineFile.start(wasm, a) },
+    data,
+  );
+  await gc.ready;
+  assert.equal(gc.status, "ready", String(gc.error));
+  return { gc, net, clock };
+}
+
+/** Headers make a GET leave the quiet path: Go decides it. */
+const decided = { headers: { "x-test": "1" } };
+
+const marker = (res: Response) => res.headers.get(MARKER_HEADER);
+
+/** Waits for a condition the shim reaches on its own (a kept copy), polling its state. */
+async function eventually(f: () => boolean) {
+  for (let i = 0; i < 1000 && !f(); i++) await new Promise((r) => setTimeout(r, 1));
+  assert.ok(f(), "never happened");
+}
+
+test("Send and Pass: in scope to the network; out of scope handed to fetch; each decided once", async () => {
+  const { gc, net } = await boot();
+  const a = gc.fetch("/api/a", decided);
+  (await net.nth(1)).answer(new Response("a"));
+  assert.equal(await (await a).text(), "a");
+  const b = gc.fetch("http://other.test/b", decided);
+  (await net.nth(2)).answer(new Response("b"));
+  assert.equal(await (await b).text(), "b");
+  const m = gc.metrics();
+  assert.equal(m.decisions, 2);
+  assert.equal(m.network, 1);
+  assert.equal(m.passedThrough, 1);
+});
+
+test("Join: an identical request in flight is shared", async () => {
+  const { gc, net } = await boot();
+  const a = gc.fetch("/api/j", decided);
+  const b = gc.fetch("/api/j", decided);
+  (await net.nth(1)).answer(new Response("shared"));
+  assert.equal(await (await a).text(), "shared");
+  assert.equal(await (await b).text(), "shared");
+  assert.equal(net.sent.length, 1);
+  assert.equal(gc.metrics().coalesced, 1);
+});
+
+test("Open and Changed: a trip status arms the circuit, subscribers hear of it, the next call is answered open", async () => {
+  const { gc, net } = await boot();
+  const heard: unknown[] = [];
+  gc.subscribe((s) => heard.push(s));
+  const a = gc.fetch("/api/o", decided);
+  (await net.nth(1)).answer(new Response("", { status: 502 }));
+  assert.equal((await a).status, 502);
+  assert.equal(gc.read()?.httpStatus, 502);
+  assert.ok(heard.length > 0, "no subscriber heard of the trip");
+  const b = await gc.fetch("/api/o2", decided);
+  assert.equal(b.status, 503);
+  assert.equal(marker(b), "open");
+  assert.equal(net.sent.length, 1);
+  assert.equal(gc.metrics().shortCircuited, 1);
+});
+
+test("Wait: half-open waiters wait for the probe, not on a timer: decisions stay ≤ 2 × waiters while it hangs", async () => {
+  const { gc, net, clock } = await boot();
+  gc.arm(502, 1000);
+  clock.now += 1001; // the circuit's time is up: the next call is the probe
+  const probe = gc.fetch("/api/p");
+  const sentProbe = await net.nth(1);
+  const waiters = 5;
+  const waiting = Array.from({ length: waiters }, (_, i) => gc.fetch(`/api/p?w=${i}`));
+  assert.equal(gc.metrics().probes, 1);
+  // The probe hangs a while (a hold, not a timed assertion: a waiter that
+  // re-decides on a timer shows within it; one that awaits the probe never).
+  await new Promise((r) => setTimeout(r, 300));
+  assert.ok(gc.metrics().decisions <= 2 * waiters, `${gc.metrics().decisions} decisions while the probe hung`);
+  assert.equal(net.sent.length, 1);
+  sentProbe.answer(new Response("up"));
+  assert.equal(await (await probe).text(), "up");
+  for (let i = 0; i < waiters; i++) {
+    const sent = await net.nth(2 + i);
+    sent.answer(new Response(new URL(sent.url).search));
+  }
+  const texts = await Promise.all(waiting.map(async (p) => (await p).text()));
+  assert.deepEqual(texts, ["?w=0", "?w=1", "?w=2", "?w=3", "?w=4"]);
+  assert.equal(gc.read(), null);
+  assert.ok(gc.metrics().decisions <= 2 * waiters + 1, `${gc.metrics().decisions} decisions in all`);
+});
+
+test("Cooling: a 429 with a long Retry-After pauses the service", async () => {
+  const { gc, net } = await boot();
+  const a = gc.fetch("/api/c", decided);
+  (await net.nth(1)).answer(new Response("", { status: 429, headers: { "retry-after": "120" } }));
+  assert.equal((await a).status, 429);
+  const b = await gc.fetch("/api/c2", decided);
+  assert.equal(marker(b), "cooldown");
+  assert.equal(net.sent.length, 1);
+  assert.equal(gc.metrics().cooledDown, 1);
+  assert.equal(gc.blocking().pauses.length, 1);
+});
+
+test("Retry: a 429 with a short Retry-After is sent once more after it", async () => {
+  const { gc, net } = await boot();
+  const a = gc.fetch("/api/r", decided);
+  (await net.nth(1)).answer(new Response("", { status: 429, headers: { "retry-after": "1" } }));
+  (await net.nth(2)).answer(new Response("after"));
+  assert.equal(await (await a).text(), "after");
+  assert.equal(gc.metrics().retries, 1);
+});
+
+test("Negative: a GET that failed moments ago is answered without the network", async () => {
+  const { gc, net } = await boot({ negativeCache: "always" });
+  const a = gc.fetch("/api/n", decided);
+  (await net.nth(1)).answer(new Response("", { status: 500 }));
+  assert.equal((await a).status, 500);
+  const b = await gc.fetch("/api/n", decided);
+  assert.equal(marker(b), "negative");
+  assert.equal(net.sent.length, 1);
+  assert.equal(gc.metrics().negativeHits, 1);
+});
+
+test("WantBody, Serve and Stale: a copy is kept, served when the request fails, and while the circuit is open", async () => {
+  const { gc, net, clock } = await boot({ stale: "on" });
+  const a = gc.fetch("/api/s");
+  (await net.nth(1)).answer(new Response("v1"));
+  assert.equal(await (await a).text(), "v1");
+  await eventually(() => gc.diagnostics().staleCopies === 1); // FlagWantBody: Go asked for the body
+  clock.now += 60_000; // past the trip window: the failure below is no partial one
+  const b = gc.fetch("/api/s");
+  (await net.nth(2)).answer(new Response("", { status: 502 }));
+  const served = await b; // FlagServe: the failed request is answered with the copy
+  assert.equal(marker(served), "stale");
+  assert.equal(await served.text(), "v1");
+  assert.equal(gc.read()?.httpStatus, 502);
+  const c = await gc.fetch("/api/s"); // Kind.Stale: the circuit is open, the copy answers
+  assert.equal(marker(c), "stale");
+  assert.equal(await c.text(), "v1");
+  assert.equal(net.sent.length, 2);
+  assert.equal(gc.metrics().staleServed, 2);
+});
+
+test("Cached: a GET that keeps answering empty is answered with its copy", async () => {
+  const { gc, net } = await boot({ emptyTtl: "on" });
+  for (let i = 1; i <= 3; i++) {
+    const p = gc.fetch("/api/e");
+    (await net.nth(i)).answer(new Response("[]", { headers: { "content-type": "application/json" } }));
+    assert.equal(await (await p).text(), "[]");
+    await eventually(() => gc.diagnostics().staleCopies === 1);
+  }
+  const d = await gc.fetch("/api/e");
+  assert.equal(marker(d), "cached");
+  assert.equal(await d.text(), "[]");
+  assert.equal(net.sent.length, 3);
+  assert.equal(gc.metrics().emptyReused, 1);
+});
+
+test("the Mutation, Key and Action frames: a mutation carries Go's key, and its retry the same one", async () => {
+  const { gc, net } = await boot();
+  const a = gc.fetch("/api/m", { method: "POST", body: '{"x":1}' });
+  const first = await net.nth(1);
+  const key = first.headers.get("idempotency-key");
+  assert.ok(key, "no Idempotency-Key");
+  first.answer(new Response("", { status: 500 }));
+  await a;
+  const b = gc.fetch("/api/m", { method: "POST", body: '{"x":1}' });
+  const second = await net.nth(2);
+  assert.equal(second.headers.get("idempotency-key"), key);
+  second.answer(new Response("done"));
+  assert.equal(await (await b).text(), "done");
+});
+
+test("a 4xx trip status trips on the quiet path too (Go's table says which answers change nothing)", async () => {
+  const { gc, net } = await boot({ tripStatuses: "408,502,503,504" });
+  const a = gc.fetch("/api/q"); // a plain GET while Go is quiet: sent without a decision
+  (await net.nth(1)).answer(new Response("", { status: 408 }));
+  assert.equal((await a).status, 408);
+  assert.equal(gc.read()?.httpStatus, 408);
+  assert.equal(marker(await gc.fetch("/api/q2")), "open");
+  // A 404 still changes nothing, and is not reported.
+  const { gc: quiet, net: net2 } = await boot({ tripStatuses: "408,502,503,504" });
+  const b = quiet.fetch("/api/q");
+  (await net2.nth(1)).answer(new Response("", { status: 404 }));
+  assert.equal((await b).status, 404);
+  assert.equal(quiet.read(), null);
+  assert.equal(quiet.metrics().decisions, 0);
+});
+
+test("the Mutation frame's given key reaches Go: the caller's key reused with another body is refused locally (422)", async () => {
+  const { gc, net } = await boot();
+  const headers = { "idempotency-key": "order-1", "content-type": "application/json" };
+  const a = gc.fetch("/api/orders", { method: "POST", headers, body: '{"n":1}' });
+  const first = await net.nth(1);
+  assert.equal(first.headers.get("idempotency-key"), "order-1"); // the caller's own key, verbatim
+  first.answer(new Response("", { status: 500 }));
+  await a;
+  const b = await gc.fetch("/api/orders", { method: "POST", headers, body: '{"n":2}' });
+  assert.equal(b.status, 422);
+  assert.equal(marker(b), "idempotency");
+  assert.equal(net.sent.length, 1);
+  assert.equal(gc.metrics().idempotencyRefused, 1);
+});
