@@ -272,33 +272,34 @@ func (l *Ledger) do(w http.ResponseWriter, r *http.Request, id ID, fp string, h 
 		l.mu.Unlock()
 		now := l.o.Now().UnixMilli()
 		cutoff := now - l.o.Retention.Milliseconds()
-		if err := l.o.Store.Prune(ctx, id.Principal, cutoff, l.o.MaxEntries-1); err != nil {
-			writeProblem(w, http.StatusInternalServerError, "ledger_unavailable", err.Error())
-			return
-		}
-		rec := Record{ID: id, Fingerprint: fp, Token: newToken(), CreatedAt: now, UpdatedAt: now}
-		claimed, err := l.o.Store.Claim(ctx, rec, cutoff)
-		if err != nil {
-			writeProblem(w, http.StatusInternalServerError, "ledger_unavailable", err.Error())
-			return
-		}
-		if claimed {
-			// Duplicates in this process join it from here on; until
-			// then they see the pending record and poll.
-			f := &flight{fingerprint: fp, done: make(chan struct{})}
-			l.mu.Lock()
-			l.flights[id] = f
-			l.mu.Unlock()
-			l.run(w, r, rec, f, h)
-			return
-		}
+		// The read comes first: a replay costs one statement.
 		got, err := l.o.Store.Get(ctx, id, cutoff)
 		switch {
 		case err != nil:
 			writeProblem(w, http.StatusInternalServerError, "ledger_unavailable", err.Error())
 			return
-		case got == nil: // released or expired meanwhile: claim again
-			continue
+		case got == nil || got.State == StateFailed && got.Fingerprint == fp:
+			rec := Record{ID: id, Fingerprint: fp, Token: newToken(), CreatedAt: now, UpdatedAt: now}
+			err := l.o.Store.Prune(ctx, id.Principal, cutoff, l.o.MaxEntries-1)
+			claimed := false
+			if err == nil {
+				claimed, err = l.o.Store.Claim(ctx, rec, cutoff)
+			}
+			if err != nil {
+				writeProblem(w, http.StatusInternalServerError, "ledger_unavailable", err.Error())
+				return
+			}
+			if claimed {
+				// Duplicates in this process join it from here on;
+				// until then they see the pending record and poll.
+				f := &flight{fingerprint: fp, done: make(chan struct{})}
+				l.mu.Lock()
+				l.flights[id] = f
+				l.mu.Unlock()
+				l.run(w, r, rec, f, h)
+				return
+			}
+			continue // claimed by another request meanwhile: read it
 		case got.Fingerprint != fp:
 			writeProblem(w, http.StatusUnprocessableEntity, "idempotency_key_reused", "the key was used with another body")
 			return

@@ -157,4 +157,3 @@ func waitFor(t testing.TB, what string, cond func() bool) {
 		}
 	}
 }
-
