@@ -45,6 +45,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -66,6 +67,9 @@ const (
 // HeaderReplayed marks an answer that was recorded earlier (or shared with
 // the request in flight), not produced for this request.
 const HeaderReplayed = "Idempotency-Replayed"
+
+// ErrInvalidOptions is the sentinel for Options that New refuses.
+var ErrInvalidOptions = errors.New("ledger: invalid options")
 
 // Options configure a Ledger. Store and Principal are required.
 type Options struct {
@@ -139,7 +143,7 @@ type flight struct {
 // New returns a Ledger.
 func New(o Options) (*Ledger, error) {
 	if o.Store == nil || o.Principal == nil {
-		return nil, errors.New("ledger: Options.Store and Options.Principal are required")
+		return nil, fmt.Errorf("%w: Store and Principal are required", ErrInvalidOptions)
 	}
 	return &Ledger{o: o.withDefaults(), flights: map[ID]*flight{}}, nil
 }
@@ -251,6 +255,8 @@ func operationOf(r *http.Request) string {
 // claims id in the store and runs h, or answers from the record.
 func (l *Ledger) do(w http.ResponseWriter, r *http.Request, id ID, fp string, h http.Handler) {
 	ctx := r.Context()
+	// The wait is real time (Options.Now is the records' clock): it is
+	// how long this request is held.
 	deadline := time.Now().Add(l.o.WaitLimit)
 	for wait := 5 * time.Millisecond; ; wait = min(wait*2, 100*time.Millisecond) {
 		l.mu.Lock()
