@@ -344,7 +344,7 @@ func (l *Ledger) run(w http.ResponseWriter, r *http.Request, rec Record, f *flig
 	ctx := context.WithoutCancel(r.Context())
 	stop := make(chan struct{})
 	go func() {
-		t := time.NewTicker(l.o.Lease / 3)
+		t := time.NewTicker(max(l.o.Lease/3, time.Millisecond))
 		defer t.Stop()
 		for {
 			select {
