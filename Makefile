@@ -135,4 +135,5 @@ clean: nextjs-clean js-clean
 -include demo/demo.mk
 -include demo/nextjs/nextjs.mk
 -include edge/edge.mk
+-include ledger/ledger.mk
 -include e2e/fresh-app.mk

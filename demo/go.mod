@@ -3,15 +3,19 @@ module github.com/gatewaycircuit/gatewaycircuit/demo
 go 1.26.0
 
 // The demo uses the product only through its public packages, from this tree.
-replace github.com/gatewaycircuit/gatewaycircuit => ../
+replace (
+	github.com/gatewaycircuit/gatewaycircuit => ../
+	github.com/gatewaycircuit/gatewaycircuit/ledger => ../ledger
+)
 
 require (
-	github.com/gatewaycircuit/gatewaycircuit v0.0.0-00010101000000-000000000000
+	github.com/gatewaycircuit/gatewaycircuit/ledger v0.0.0-00010101000000-000000000000
 	modernc.org/sqlite v1.62.0
 )
 
 require (
 	github.com/dustin/go-humanize v1.1.0 // indirect
+	github.com/gatewaycircuit/gatewaycircuit v0.0.0-00010101000000-000000000000 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/mattn/go-isatty v0.0.24 // indirect
 	github.com/ncruces/go-strftime v1.1.0 // indirect

@@ -10,8 +10,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/gatewaycircuit/gatewaycircuit/demo/gateway/idem"
 )
 
 // Dirs are where the served files live.
@@ -36,7 +34,7 @@ type Server struct {
 	dirs   Dirs
 	mux    *http.ServeMux
 	page   *template.Template
-	orders *idem.Service // POST /api/orders with idempotency keys
+	orders *orders // POST /api/orders behind the idempotency ledger
 
 	mu     sync.Mutex     // guards mode, counts and apiRate
 	mode   Mode           //
@@ -69,12 +67,15 @@ func NewServer(d Dirs) (*Server, error) {
 	s.mux.HandleFunc("GET /__admin/counts", s.getCounts)
 	s.mux.HandleFunc("POST /__admin/reset", s.reset)
 	mountFaults(s.mux, d) // /fault/: the reliability tests (faults.go)
-	orders, err := idem.New(d.Data, idem.Options{})
+	o, err := openOrders(d.Data)
 	if err != nil {
 		return nil, err
 	}
-	s.orders = orders
-	orders.Register(s.mux) // POST /api/orders, exactly once per Idempotency-Key
+	s.orders = o
+	if err := o.register(s.mux); err != nil { // POST /api/orders, exactly once per Idempotency-Key
+		o.Close()
+		return nil, err
+	}
 	return s, nil
 }
 

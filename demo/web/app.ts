@@ -132,7 +132,7 @@ $("save").addEventListener("click", async () => {
   let outcome: string;
   try {
     const res = await gc.fetch("/api/orders", init);
-    outcome = `${res.status}${res.headers.get("idempotent-replayed") ? " replayed" : ""}`;
+    outcome = `${res.status}${res.headers.get("idempotency-replayed") ? " replayed" : ""}`;
   } catch (e) {
     outcome = e instanceof Error ? e.name : String(e);
   }
