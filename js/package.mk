@@ -1,7 +1,8 @@
 # The npm package @gatewaycircuit/browser (js/dist), included from the top-level
 # Makefile; paths are relative to the repository root.
 #
-#   make js-package     js/dist: the package entries, types, licences and the hashed module files
+#   make js-package     js/dist: the package entries, types, licences, the docs (dist/docs) and
+#                       the four hashed module files, each with its .br and .gz
 #   make e2e-package    npm pack on a clean copy of the tree, install the tarball
 #                       into a scratch app, use it from Node and from Chromium
 #

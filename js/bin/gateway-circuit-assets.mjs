@@ -22,10 +22,13 @@
 // beside itself by that name.
 //
 // Every .js starts with `/* eslint-disable */`, so an app's lint config that
-// reaches <dir> reports nothing in them.
+// reaches <dir> (create-next-app's lints public/) reports nothing in them. A
+// config that would report nothing there anyway warns that the comment is
+// unused: for that case, when the flat config in the current directory does
+// not name <dir>, the copier prints the line that leaves the folder out.
 
-import { copyFileSync, mkdirSync, readdirSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const args = process.argv.slice(2);
@@ -51,3 +54,9 @@ for (const f of readdirSync(dir)) {
 for (const f of files) copyFileSync(join(from, f), join(dir, target(f)));
 const served = files.filter((f) => !/\.(br|gz)$/.test(f)).map(target);
 console.log(`gateway-circuit-assets: ${served.join(", ")} (each with .br and .gz) -> ${dir}`);
+
+const eslintConfig = ["eslint.config.mjs", "eslint.config.js", "eslint.config.ts", "eslint.config.cjs"].find((f) => existsSync(f));
+const folder = relative(process.cwd(), dir).replaceAll("\\", "/").replace(/\/$/, "");
+if (eslintConfig && folder && !folder.startsWith("..") && !readFileSync(eslintConfig, "utf8").includes(folder)) {
+  console.log(`gateway-circuit-assets: to keep ESLint out of the copies altogether, add "${folder}/**" to globalIgnores([...]) in ${eslintConfig}`);
+}
