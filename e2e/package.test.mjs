@@ -6,12 +6,13 @@
 // static files, and the browser entry bundled by esbuild through `exports`).
 
 import assert from "node:assert/strict";
-import { execFile, execFileSync } from "node:child_process";
+import { execFile, execFileSync, spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { promisify } from "node:util";
+import zlib from "node:zlib";
 import { brotli } from "../tools/sizes.mjs";
 import { build } from "esbuild";
 import { startFileServer } from "./fileserver.mjs";
@@ -24,6 +25,7 @@ const app = join(work, "app");
 const pkgDir = join(app, "node_modules/@gatewaycircuit/browser");
 let tarball = "";
 let entries = [];
+let packLog = ""; // what `npm pack` (its prepack: the whole build) printed
 
 const run = (cmd, args, cwd, env = {}) =>
   execFileSync(cmd, args, { cwd, encoding: "utf8", env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] });
@@ -44,7 +46,13 @@ before(() => {
   const out = join(work, "out");
   mkdirSync(out);
   // The cache is enough for the tree's own npm ci (a fresh CI machine fetches).
-  run("npm", ["pack", "--pack-destination", out, "--loglevel=warn"], join(tree, "js"), { npm_config_prefer_offline: "true" });
+  const pack = spawnSync("npm", ["pack", "--pack-destination", out, "--loglevel=warn"], {
+    cwd: join(tree, "js"),
+    encoding: "utf8",
+    env: { ...process.env, npm_config_prefer_offline: "true" },
+  });
+  packLog = pack.stdout + pack.stderr;
+  assert.equal(pack.status, 0, packLog);
   const [name] = readdirSync(out).filter((f) => f.endsWith(".tgz"));
   assert.ok(name, "npm pack wrote a tarball");
   tarball = join(out, name);
@@ -57,9 +65,15 @@ before(() => {
 
 after(() => rmSync(work, { recursive: true, force: true }));
 
+/** The four files of the script-tag build, as js/README.md lists them ("The files"). */
+const FOUR = ["gateway-circuit.<hash>.js", "gateway-circuit-facade.<hash>.js", "gateway-circuit-engine.<hash>.js", "gateway-circuit.<hash>.wasm"];
+const generic = (f) => f.replace(/\.[0-9a-f]{12}\./, ".<hash>.");
+
 /** The hashed files the bin copied into public/_gc, by kind. */
 function hashedAssets() {
-  const files = readdirSync(join(app, "public/_gc"));
+  const all = readdirSync(join(app, "public/_gc"));
+  const files = all.filter((f) => !/\.(br|gz)$/.test(f));
+  assert.deepEqual(all.sort(), files.flatMap((f) => [f, `${f}.br`, `${f}.gz`]).sort(), "each file with its .br and .gz");
   assert.equal(files.length, 4, files.join());
   return {
     script: files.find((f) => /^gateway-circuit\.[0-9a-f]+\.js$/.test(f)),
@@ -93,8 +107,16 @@ describe("npm pack of js/ on a clean tree", () => {
       }
     }
     for (const f of ["README.md", "dist/LICENSE", "dist/LICENSE-go", "dist/types/types.d.ts"]) assert.ok(entries.includes(f), f);
-    const statics = entries.filter((e) => e.startsWith("dist/static/")).map((e) => e.slice("dist/static/".length));
+    const all = entries.filter((e) => e.startsWith("dist/static/")).map((e) => e.slice("dist/static/".length));
+    const statics = all.filter((f) => !/\.(br|gz)$/.test(f));
     assert.equal(statics.length, 4, statics.join());
+    assert.deepEqual(all.sort(), statics.flatMap((f) => [f, `${f}.br`, `${f}.gz`]).sort(), "each file with its .br and .gz");
+    for (const f of statics) {
+      const bytes = readFileSync(join(pkgDir, "dist/static", f));
+      assert.ok(zlib.brotliDecompressSync(readFileSync(join(pkgDir, "dist/static", `${f}.br`))).equals(bytes), `${f}.br`);
+      assert.ok(zlib.gunzipSync(readFileSync(join(pkgDir, "dist/static", `${f}.gz`))).equals(bytes), `${f}.gz`);
+      if (f.endsWith(".js")) assert.ok(bytes.toString("utf8").startsWith("/* eslint-disable */"), `${f} starts with a comment ESLint honours`);
+    }
     assert.ok(statics.some((f) => /^gateway-circuit-facade\.[0-9a-f]{12}\.js$/.test(f)), statics.join());
     assert.ok(statics.some((f) => /^gateway-circuit\.[0-9a-f]{12}\.js$/.test(f)), statics.join());
     assert.ok(statics.some((f) => /^gateway-circuit-engine\.[0-9a-f]{12}\.js$/.test(f)), statics.join());
@@ -102,6 +124,37 @@ describe("npm pack of js/ on a clean tree", () => {
     for (const e of entries) assert.doesNotMatch(e, /(^src\/|\.stamp$|\.test\.|tsconfig|build\.mjs|\.mk$)/, `${e} does not ship`);
     assert.match(readFileSync(join(pkgDir, "dist/LICENSE"), "utf8"), /^MIT License/);
     assert.match(readFileSync(join(pkgDir, "dist/LICENSE-go"), "utf8"), /The Go Authors/);
+  });
+});
+
+describe("the build and the docs in the tarball", () => {
+  test("the build is quiet: no npm warnings (engine warnings included) from npm pack on a clean tree", () => {
+    assert.doesNotMatch(packLog, /EBADENGINE|npm warn/i, packLog);
+  });
+
+  test("the docs a tarball user reads offline: the API and options, the Next.js recipe, the policies", () => {
+    for (const f of ["api.md", "nextjs.md", "policies.md", "contract.md", "reliability.md"]) assert.ok(entries.includes(`dist/docs/${f}`), f);
+    const doc = (f) => readFileSync(join(pkgDir, f), "utf8");
+    const readme = doc("README.md");
+    for (const f of ["dist/docs/api.md", "dist/docs/nextjs.md", "dist/docs/policies.md"]) assert.ok(readme.includes(f), `README.md points at ${f}`);
+    assert.doesNotMatch(readme, /github\.com\/[^ )]*#readme/, "no web page stands in for the docs");
+    // The install that works today (a tarball) before the registry line, kept for when it is published.
+    assert.match(readme, /npm install \.\/[^\s]*\.tgz/);
+    assert.ok(readme.indexOf(".tgz") < readme.indexOf("\nnpm install @gatewaycircuit/browser\n"), "the tarball first");
+    const api = doc("dist/docs/api.md");
+    for (const s of ["data-ttl-ms", "subscribe(listener)", "The policies, in the order", "Stored format"]) assert.ok(api.includes(s), `api.md: ${s}`);
+    for (const s of ["path=app/layout.tsx", "path=app/layout.tsx csp", "path=proxy.ts csp", "path=next.config.ts"]) assert.ok(doc("dist/docs/nextjs.md").includes(s), `nextjs.md: ${s}`);
+  });
+
+  test("one list of the module's files: the build's summary, the copier, the README and the recipe name the same four", () => {
+    const named = (text) => FOUR.filter((f) => text.includes(f));
+    const summary = /js\/dist\/static: ([^\n]*)/.exec(packLog)?.[1] ?? "";
+    assert.deepEqual(summary.split(", ").filter((f) => !f.startsWith("each")).map((f) => generic(f.replace(/ .*/, ""))).sort(), [...FOUR].sort(), summary);
+    const copier = run(join(app, "node_modules/.bin/gateway-circuit-assets"), [join(work, "copied")], app);
+    assert.deepEqual(named(copier.replace(/\.[0-9a-f]{12}\./g, ".<hash>.")), FOUR, copier);
+    assert.deepEqual(named(readFileSync(join(pkgDir, "README.md"), "utf8")), FOUR, "README.md");
+    assert.deepEqual(named(readFileSync(join(pkgDir, "dist/docs/nextjs.md"), "utf8")), FOUR, "docs/nextjs.md");
+    assert.deepEqual(named(readFileSync(join(root, "demo/nextjs/README.md"), "utf8")), FOUR, "demo/nextjs/README.md");
   });
 });
 
@@ -177,7 +230,8 @@ export { viaGlobal, state, names, user, query, open };
     run(bin, ["--stable", "public"], app);
     const hashed = hashedAssets();
     // The facade's and the engine's files keep their hashed names: each file loads the next by its name.
-    assert.deepEqual(readdirSync(join(app, "public")).filter((f) => f !== "_gc").sort(), [hashed.engine, hashed.facade, "gateway-circuit.js", "gateway-circuit.wasm"]);
+    const stableNames = [hashed.engine, hashed.facade, "gateway-circuit.js", "gateway-circuit.wasm"];
+    assert.deepEqual(readdirSync(join(app, "public")).filter((f) => f !== "_gc").sort(), stableNames.flatMap((f) => [f, `${f}.br`, `${f}.gz`]).sort());
     assert.ok(readFileSync(join(app, "public/gateway-circuit.wasm")).equals(readFileSync(join(app, "public/_gc", hashed.wasm))), "the same wasm");
   });
 

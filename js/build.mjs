@@ -4,16 +4,20 @@
 //   dist/index.js    browser ESM entry: the script tag's window.gatewayCircuit
 //   dist/server.js   react-server / node / default: a pass-through, never touches window
 //   dist/head.js     the inline <head> marker script and the hashed asset names
-//   dist/static/     the content-hashed gateway-circuit.<hash>.js, the facade's and the
-//                    engine's files it loads (gateway-circuit-{facade,engine}.<hash>.js)
-//                    and the .wasm, named by
-//                    ../dist/manifest.json (tools/pack-dist.mjs hashes them; not again here)
+//   dist/static/     the four files of the script-tag build, content-hashed
+//                    (named by ../dist/manifest.json: tools/pack-dist.mjs hashes
+//                    them, not again here), each with its .br and .gz beside it:
+//                    gateway-circuit.<hash>.js, gateway-circuit-facade.<hash>.js,
+//                    gateway-circuit-engine.<hash>.js, gateway-circuit.<hash>.wasm
+//   dist/docs/       the documentation, for readers of the tarball: api.md (the
+//                    README's API, options and policies sections), nextjs.md,
+//                    policies.md, contract.md, reliability.md (from ../docs/)
 //   dist/types/      declarations (tsc)
 //   dist/LICENSE     the project's licence; dist/LICENSE-go is Go's, for the Go runtime
 //                    compiled into the wasm and the wasm_exec.js bundled into the script
 
 import { execFileSync } from "node:child_process";
-import { copyFileSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -32,9 +36,30 @@ if (!assets.script || !assets.wasm || !facadeFile || !engineFile) {
   throw new Error(`dist/manifest.json names no hashed gateway-circuit.js/-facade.js/-engine.js/.wasm: ${JSON.stringify(manifest)}`);
 }
 
+// The one list of the files an app serves: the copier copies dist/static/ as it is.
+const files = [assets.script, facadeFile, engineFile, assets.wasm];
 rmSync(out, { recursive: true, force: true });
 mkdirSync(join(out, "static"), { recursive: true });
-for (const f of [assets.script, facadeFile, engineFile, assets.wasm]) copyFileSync(built(f), join(out, "static", f));
+for (const f of files) for (const ext of ["", ".br", ".gz"]) copyFileSync(built(f + ext), join(out, "static", f + ext));
+
+// The docs a tarball user reads offline. The README's reference sections are
+// cut out of it (one source); links between the docs are made relative.
+mkdirSync(join(out, "docs"), { recursive: true });
+const readme = readFileSync(join(root, "README.md"), "utf8");
+const section = (from, to) => {
+  const start = readme.indexOf(`\n${from}`);
+  const end = readme.indexOf(`\n${to}`, start + 1);
+  if (start < 0 || end < 0) throw new Error(`README.md has no section "${from}" ending at "${to}"`);
+  return readme.slice(start + 1, end).trimEnd();
+};
+const relink = (md) => md.replace(/\]\((?:\.\.\/)?docs\/([a-z-]+\.md)/g, "]($1");
+writeFileSync(
+  join(out, "docs/api.md"),
+  relink(`# gatewaycircuit: API, options and policies\n\nFrom the project's README.\n\n${section("## API", "## Performance")}\n`),
+);
+for (const doc of ["nextjs.md", "policies.md", "contract.md", "reliability.md"]) {
+  writeFileSync(join(out, "docs", doc), relink(readFileSync(join(root, "docs", doc), "utf8")));
+}
 
 const common = { bundle: true, format: "esm", target: "es2020", logLevel: "warning", legalComments: "none" };
 const marker = await build({
@@ -65,4 +90,4 @@ copyFileSync(join(root, "LICENSE"), join(out, "LICENSE"));
 const goroot = execFileSync(process.env.GO ?? "go", ["env", "GOROOT"], { encoding: "utf8" }).trim();
 copyFileSync(join(goroot, "LICENSE"), join(out, "LICENSE-go"));
 
-console.log(`js/dist: ${assets.script}, ${engineFile}, ${assets.wasm} (marker ${markerText.length} bytes)`);
+console.log(`js/dist/static: ${files.join(", ")}, each with .br and .gz (marker ${markerText.length} bytes)`);
