@@ -55,6 +55,29 @@ describe(`the gateway circuit in ${engine}`, () => {
     await context.close();
   });
 
+  test("an app in use whose gateway dies: the first failure after its queries succeeded arms, and 5 reloads send 0 requests", async () => {
+    const { page, context } = await open("queries=10");
+    await settled(page, 10);
+    await ready(page);
+    // The app is in use: its queries succeed (through the wasm now).
+    const ok = await page.evaluate(() => Promise.all(Array.from({ length: 10 }, (_, i) => gatewayCircuit.fetch(`/api/items/${i}`).then((r) => r.status))));
+    assert.deepEqual(ok, Array(10).fill(200));
+    await sleep(300); // the gateway dies 0.3 s after the last answer
+    await env.gw.setMode({ status: 502 });
+    await env.gw.reset();
+    const next = await page.evaluate(async () => (await gatewayCircuit.fetch("/api/next")).status);
+    assert.equal(next, 502, "the next call reached the dead gateway");
+    assert.equal(await page.evaluate(() => gatewayCircuit.read()?.httpStatus), 502, "armed on that page: the successes before it are history");
+    for (let i = 0; i < 5; i++) {
+      await page.reload();
+      await settled(page, 10);
+      assert.equal(await overlayVisible(page), true, `overlay after reload ${i + 1}`);
+    }
+    assert.equal(await env.gw.count("/api/"), 1, "the failing call, then nothing over 5 reloads");
+    assert.deepEqual(await page.problems(), []);
+    await context.close();
+  });
+
   test("the synthetic 503 says what it is and never touches the network", async () => {
     const { page, context } = await open("queries=0");
     await ready(page);

@@ -78,9 +78,9 @@ async function open({ query = {}, init, sandbox = false } = {}) {
   page.on("console", (m) => {
     if (m.type() === "error" && !m.text().startsWith("Failed to load resource")) seen.push(`console.error: ${m.text()}`);
   });
-  // A 1 ms trip window: these tests are about faults, not the trip rule, so a
-  // trip status arms even right after a success.
-  const qs = new URLSearchParams({ scope: "/fault/", tripWindow: "1", ...query });
+  // A 1 ms burst: these tests are about faults, not the trip rule, so a trip
+  // status arms even right after a success.
+  const qs = new URLSearchParams({ scope: "/fault/", tripBurst: "1", ...query });
   await page.goto(`${gw.url}/fault/${sandbox ? "sandbox" : "page"}?${qs}`);
   const frame = sandbox ? page.frames().find((f) => f !== page.mainFrame()) : page.mainFrame();
   await frame.waitForFunction(() => window.gatewayCircuit && gatewayCircuit.status !== "loading", null, { timeout: 10_000 });
@@ -274,7 +274,7 @@ describe("fault injection in Chromium", () => {
     });
   });
 
-  test("a gateway that hangs: an AbortSignal settles it; without one it stays pending as native fetch does", async () => {
+  test("a gateway that hangs: an AbortSignal settles it, and so does the module's deadline, where native fetch stays pending", async () => {
     const { context, page, problems } = await open();
     const r = await page.evaluate(async (SETTLE) => {
       const settle = eval(SETTLE);
@@ -283,16 +283,18 @@ describe("fault injection in Chromium", () => {
       // request to a URL already in flight, before it reaches the network.
       const aborted = settle(gatewayCircuit.fetch("/fault/api/hang?a", { signal: ac.signal }));
       const timedOut = settle(gatewayCircuit.fetch(new Request("/fault/api/hang?t", { signal: AbortSignal.timeout(300) })));
-      // Without a signal: compared with native fetch over the same 1.5 s.
+      // Without a signal: compared with native fetch over the same 1.5 s,
+      // with the module's deadline (data-timeout-ms, 10 s) and a call's own.
       const states = {};
       gatewayCircuit.fetch("/fault/api/hang?m").then(() => (states.module = "resolved"), () => (states.module = "rejected"));
+      gatewayCircuit.fetch("/fault/api/hang?d", { timeout: 800 }).then(() => (states.own = "resolved"), (e) => (states.own = e.name));
       fetch("/fault/api/hang?n").then(() => (states.native = "resolved"), () => (states.native = "rejected"));
       setTimeout(() => ac.abort(), 200);
       // The page keeps working while four requests hang.
       const meanwhile = (await gatewayCircuit.fetch("/fault/api/ok")).status;
       const res = { aborted: await aborted, timedOut: await timedOut, meanwhile };
       await new Promise((r) => setTimeout(r, 1500));
-      res.withoutSignal = { module: states.module ?? "pending", native: states.native ?? "pending" };
+      res.withoutSignal = { module: states.module ?? "pending", own: states.own ?? "pending", native: states.native ?? "pending" };
       // An armed circuit still answers at once while those hang.
       gatewayCircuit.arm(502, 60_000);
       res.blocked = (await gatewayCircuit.fetch("/fault/api/hang?b")).status;
@@ -302,9 +304,9 @@ describe("fault injection in Chromium", () => {
     assert.deepEqual(r.aborted, { ok: false, error: "AbortError" });
     assert.deepEqual(r.timedOut, { ok: false, error: "TimeoutError" });
     assert.equal(r.meanwhile, 200);
-    assert.deepEqual(r.withoutSignal, { module: "pending", native: "pending" }, "no timeout of its own: same as fetch");
+    assert.deepEqual(r.withoutSignal, { module: "pending", own: "TimeoutError", native: "pending" }, "the call's own deadline, 800 ms, settled it; the page's is 10 s");
     assert.equal(r.blocked, 503);
-    assert.equal(await reached("/fault/api/hang"), 4, "the blocked call never reached the network");
+    assert.equal(await reached("/fault/api/hang"), 5, "the blocked call never reached the network");
     await context.close(); // ends the two pending ones; nothing may surface as unhandled before that
     assert.deepEqual(await problems().catch(() => []), []);
   });

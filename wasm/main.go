@@ -13,6 +13,7 @@ import (
 	"unsafe"
 
 	"github.com/gatewaycircuit/gatewaycircuit/internal/abi"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/circuit"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/guard"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/idempotency"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/jsbridge"
@@ -97,13 +98,13 @@ func gcConfigure(nowMs float64, n int32) int32 {
 }
 
 //go:wasmexport gc_adopt
-func gcAdopt(n int32) float64 {
+func gcAdopt(sentMs float64, n int32) float64 {
 	if g == nil {
 		return 0
 	}
 	defer settle()
 	r := abi.ReadRequest(view(n))
-	return float64(g.Adopt(r.Method, r.URL, r.Headers))
+	return float64(g.Adopt(int64(sentMs), r.Method, r.URL, r.Headers))
 }
 
 //go:wasmexport gc_begin
@@ -149,14 +150,15 @@ func gcFinish(nowMs float64, ticket float64, status int32, n int32) int32 {
 }
 
 //go:wasmexport gc_observe
-func gcObserve(nowMs float64, status int32, n int32) int32 {
+func gcObserve(nowMs, sentMs, answeredMs float64, status int32, n int32) int32 {
 	defer settle()
 	if g == nil {
 		return 0
 	}
 	o := abi.ReadObserve(view(n))
 	v := g.Version()
-	g.Observe(int64(nowMs), o.Method, o.URL, "", int(status), o.RetryAfter, o.FinalURL)
+	span := circuit.Span{SentMs: int64(sentMs), AnsweredMs: int64(answeredMs)}
+	g.Observe(int64(nowMs), span, o.Method, o.URL, "", int(status), o.RetryAfter, o.FinalURL)
 	return changed(v)
 }
 
@@ -289,10 +291,10 @@ func gcRead(nowMs float64) int32 {
 }
 
 //go:wasmexport gc_succeeded
-func gcSucceeded(atMs float64) {
+func gcSucceeded(sentMs, answeredMs float64) {
 	defer settle()
 	if g != nil {
-		g.Succeeded(int64(atMs))
+		g.Succeeded(circuit.Span{SentMs: int64(sentMs), AnsweredMs: int64(answeredMs)})
 	}
 }
 

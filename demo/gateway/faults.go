@@ -88,7 +88,7 @@ var faultPage = template.Must(template.New("page").Parse(`<!doctype html>
   addEventListener("unhandledrejection", (e) => __problems.push("unhandledrejection: " + (e.reason && e.reason.message || e.reason)));
   addEventListener("error", (e) => __problems.push("error: " + e.message));
 </script>
-<script src="{{.Base}}/gateway-circuit.js" data-wasm="{{.Wasm}}" data-scope="{{.Scope}}"{{if .TTL}} data-ttl-ms="{{.TTL}}"{{end}}{{if .TripWindow}} data-trip-window-ms="{{.TripWindow}}"{{end}}></script>
+<script src="{{.Base}}/gateway-circuit.js" data-wasm="{{.Wasm}}" data-scope="{{.Scope}}"{{if .TTL}} data-ttl-ms="{{.TTL}}"{{end}}{{if .TripWindow}} data-trip-window-ms="{{.TripWindow}}"{{end}}{{if .TripBurst}} data-trip-burst-ms="{{.TripBurst}}"{{end}}></script>
 <p id="alive">alive</p>
 `))
 
@@ -98,11 +98,11 @@ var sandboxPage = template.Must(template.New("sandbox").Parse(`<!doctype html>
 <iframe id="frame" sandbox="allow-scripts" srcdoc="{{.}}"></iframe>
 `))
 
-type faultParams struct{ Base, Wasm, Scope, TTL, TripWindow string }
+type faultParams struct{ Base, Wasm, Scope, TTL, TripWindow, TripBurst string }
 
 func (f *faults) page(w http.ResponseWriter, r *http.Request, sandboxed bool) {
 	q := r.URL.Query()
-	p := faultParams{Wasm: or(q.Get("wasm"), "/gateway-circuit.wasm"), Scope: or(q.Get("scope"), "/fault/"), TTL: q.Get("ttl"), TripWindow: q.Get("tripWindow")}
+	p := faultParams{Wasm: or(q.Get("wasm"), "/gateway-circuit.wasm"), Scope: or(q.Get("scope"), "/fault/"), TTL: q.Get("ttl"), TripWindow: q.Get("tripWindow"), TripBurst: q.Get("tripBurst")}
 	if sandboxed {
 		// The frame's origin is opaque: the module and its wasm come from
 		// /fault/dist/, which sends CORS headers; so do the /fault/ APIs.

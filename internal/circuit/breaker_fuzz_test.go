@@ -60,7 +60,8 @@ func FuzzBreaker(f *testing.F) {
 				clock += arg * 100 // up to 25.5 s
 			case 1:
 				statuses := [...]int{0, 200, 404, 429, 500, 502, 503, 504}
-				b.Observe(clock, statuses[arg%8], arg/8*1000-1000) // Retry-After: none, 0 s … 30 s
+				span := circuit.Span{SentMs: clock - arg%5*10, AnsweredMs: clock} // in flight 0–40 ms
+				b.Observe(clock, span, statuses[arg%8], arg/8*1000-1000)          // Retry-After: none, 0 s … 30 s
 			case 2:
 				_, _ = b.Arm(clock, 100+int(arg)*2, (arg-10)*1_000)
 			case 3:

@@ -20,25 +20,35 @@
 // A gateway that is down fails every request; a rate limiter (nginx's
 // limit_req answers 503) or a flaky upstream fails some of them, and the
 // others succeed. The circuit is for the first case only. Every in-scope
-// answer is passed to Observe: a trip status is a failure, any other HTTP
-// status (2xx–4xx, 500, 429…) is a success (the gateway answered for the
-// app), and a request with no answer (status 0) counts only in the half-open
-// phase. With W = TripWindowMs (3 s) and N = TripMinFailures (1):
+// answer is passed to Observe with its Span (when the request was sent, when
+// it was answered): a trip status is a failure, any other HTTP status
+// (2xx–4xx, 500, 429…) is a success (the gateway answered for the app), and
+// a request with no answer (status 0) counts only in the half-open phase.
 //
-//   - a failure arms the circuit when no success was seen within W and it is
-//     at least the N-th failure within W (N = 1: the first, as a dead
+// What tells the two apart is concurrency, not recency. Two requests were
+// in flight together when each was sent before the other was answered, or
+// they were sent as one burst, within TripBurstMs (250 ms) of each other
+// (Span.Together). With N = TripMinFailures (1) and W = TripWindowMs (3 s):
+//
+//   - a failure arms the circuit at once, unless a success of a request in
+//     flight together with it was seen (the gateway is answering: a limiter
+//     rejected part of a burst), and only when it is at least the N-th
+//     failure within W with no success between (N = 1: the first, as a dead
 //     gateway answers on the first page load);
-//   - a success within W after such a trip withdraws it (the circuit closes
-//     again): the failure was part of a burst that also succeeded, as when a
-//     limiter rejects the fastest few of a page's queries before the first
-//     accepted one has come back;
+//   - a success of a request in flight together with the failure that
+//     armed withdraws the trip (the circuit closes again): a limiter
+//     rejects the fastest few of a page's queries before the first accepted
+//     one has come back;
+//   - a success that ended before the failing request was sent is history:
+//     it neither keeps the circuit closed nor withdraws a trip. An app in
+//     use whose gateway dies arms on the first failure, and F5 is blocked;
 //   - while the circuit is open, failures change nothing (the stragglers of
-//     the burst that armed it) and so do successes after W.
+//     the burst that armed it).
 //
 // A 503 with a Retry-After of at least 1 s arms for that long (capped at
-// MaxTTLMs) instead of the TTL, by the same rule. The rule keeps four numbers
-// in memory: the last success, the first failure of the current run, the
-// run's length, and when the circuit tripped.
+// MaxTTLMs) instead of the TTL, by the same rule. The rule keeps, in
+// memory, the span of the latest success, the failure run (its start and
+// length) and the span of the failure that armed.
 //
 // # Time
 //
@@ -192,10 +202,27 @@ type Breaker struct {
 	lastErr error  // last storage failure; storage failing never fails a call
 
 	// The trip rule's memory (see the package comment); never persisted.
-	lastSuccessMs int64 // when the last success was observed; 0 = none
-	runStartMs    int64 // first failure of the current run (no success since)
-	runFailures   int   // failures in the run, while within TripWindowMs of runStartMs
-	trippedAtMs   int64 // when an observed failure armed the circuit; 0 = armed otherwise, or closed
+	lastSuccess Span  // the success answered last; zero = none
+	runStartMs  int64 // first failure of the current run (no success since)
+	runFailures int   // failures in the run, while within TripWindowMs of runStartMs
+	tripped     Span  // the failure that armed the circuit; zero = armed otherwise, or closed
+}
+
+// Span is when one request was in flight, in Unix ms: from the fetch call
+// (SentMs) to its answer (AnsweredMs). A request retried after a wait is
+// sent again: its span starts at the retry.
+type Span struct{ SentMs, AnsweredMs int64 }
+
+// Together reports whether s and o were in flight together: each was sent
+// before the other was answered, or both were sent within burstMs of each
+// other (one burst: Policy.TripBurstMs). Two requests one after the other,
+// further apart, are not: the first is history for the second.
+func (s Span) Together(o Span, burstMs int64) bool {
+	if s == (Span{}) || o == (Span{}) {
+		return false
+	}
+	d := s.SentMs - o.SentMs
+	return s.SentMs < o.AnsweredMs && o.SentMs < s.AnsweredMs || (d < burstMs && -d < burstMs)
 }
 
 // New returns a closed Breaker for p (defaulted, then validated).
@@ -224,7 +251,7 @@ func (b *Breaker) Load(nowMs int64) State {
 	case ActionRewrite:
 		b.remember(b.store.Set(StorageKey, s.Payload()))
 	}
-	b.trippedAtMs = 0 // a trip of the page that is gone cannot be withdrawn
+	b.tripped = Span{} // a trip of the page that is gone cannot be withdrawn
 	b.set(nowMs, s, false)
 	return s
 }
@@ -256,38 +283,43 @@ func (b *Breaker) Decide(nowMs int64, url string) Decision {
 	return Allow
 }
 
-// Observe takes the answer to an in-scope request: its status (0 when it
-// got none) and the delay its Retry-After asked for (NoRetryAfter when
-// absent or malformed). Call it for every in-scope answer, successes
-// included: the trip rule needs them. It applies the trip rule and the
-// half-open rule (package comment) and reports whether the state changed.
-func (b *Breaker) Observe(nowMs int64, status int, retryAfterMs int64) bool {
+// Observe takes the answer to an in-scope request at nowMs: when it was in
+// flight (span; span.AnsweredMs is nowMs but for an answer reported late),
+// its status (0 when it got none) and the delay its Retry-After asked for
+// (NoRetryAfter when absent or malformed). Call it for every in-scope
+// answer, successes included: the trip rule needs them. It applies the trip
+// rule and the half-open rule (package comment) and reports whether the
+// state changed.
+func (b *Breaker) Observe(nowMs int64, span Span, status int, retryAfterMs int64) bool {
 	phase := b.Phase(nowMs)
 	switch {
 	case b.policy.Trips(status):
-		return b.failed(nowMs, phase, status, retryAfterMs)
+		return b.failed(nowMs, span, phase, status, retryAfterMs)
 	case validStatus(status):
-		return b.succeeded(nowMs, phase)
+		return b.succeeded(nowMs, span, phase)
 	case phase == HalfOpen: // no answer at all while probing: still down
-		return b.failed(nowMs, phase, b.state.HTTPStatus, NoRetryAfter)
+		return b.failed(nowMs, span, phase, b.state.HTTPStatus, NoRetryAfter)
 	}
 	return false // no answer: a network error, an abort or CORS, not the gateway's word
 }
 
-func (b *Breaker) succeeded(nowMs int64, phase Phase) bool {
-	b.lastSuccessMs, b.runFailures = nowMs, 0
+func (b *Breaker) succeeded(nowMs int64, span Span, phase Phase) bool {
+	if span.AnsweredMs >= b.lastSuccess.AnsweredMs {
+		b.lastSuccess = span
+	}
+	b.runFailures = 0
 	switch {
 	case phase == HalfOpen:
 		b.set(nowMs, State{}, true) // the probe came back: closed
 		return true
-	case phase == Open && b.trippedAtMs != 0 && b.within(nowMs, b.trippedAtMs):
+	case phase == Open && span.Together(b.tripped, b.policy.TripBurstMs):
 		b.set(nowMs, State{}, true) // part of a burst that also succeeded: withdrawn
 		return true
 	}
 	return false
 }
 
-func (b *Breaker) failed(nowMs int64, phase Phase, status int, retryAfterMs int64) bool {
+func (b *Breaker) failed(nowMs int64, span Span, phase Phase, status int, retryAfterMs int64) bool {
 	switch phase {
 	case Open:
 		return false // a straggler of the burst that armed it
@@ -300,11 +332,11 @@ func (b *Breaker) failed(nowMs int64, phase Phase, status int, retryAfterMs int6
 		b.runStartMs, b.runFailures = nowMs, 0
 	}
 	b.runFailures++
-	if b.runFailures < b.policy.TripMinFailures || (b.lastSuccessMs != 0 && b.within(nowMs, b.lastSuccessMs)) {
+	if b.runFailures < b.policy.TripMinFailures || span.Together(b.lastSuccess, b.policy.TripBurstMs) {
 		return false // partial failure: the gateway is answering
 	}
 	b.open(nowMs, status, b.ttl(status, retryAfterMs, b.policy.TTLMs), 0)
-	b.trippedAtMs = nowMs
+	b.tripped = span
 	return true
 }
 
@@ -317,7 +349,7 @@ func (b *Breaker) ttl(status int, retryAfterMs, base int64) int64 {
 	return min(base, b.policy.MaxTTLMs)
 }
 
-// within reports whether t is within the trip window of nowMs, either way:
+// within reports whether t is within TripWindowMs of nowMs, either way:
 // a time "in the future" (the clock went back) counts only up to W.
 func (b *Breaker) within(nowMs, t int64) bool {
 	d := nowMs - t
@@ -328,7 +360,7 @@ func (b *Breaker) within(nowMs, t int64) bool {
 func (b *Breaker) open(nowMs int64, status int, ttlMs int64, strikes int) {
 	s := State{Until: nowMs + ttlMs, HTTPStatus: status, Strikes: strikes}
 	s.HalfOpenUntil = s.Until + b.policy.HalfOpenMs
-	b.trippedAtMs, b.runFailures = 0, 0
+	b.tripped, b.runFailures = Span{}, 0
 	b.set(nowMs, s, true)
 }
 
@@ -394,7 +426,7 @@ func (b *Breaker) set(nowMs int64, s State, persist bool) {
 	b.state, b.phase = s, phase
 	b.version++
 	if s == (State{}) {
-		b.trippedAtMs = 0
+		b.tripped = Span{}
 	}
 	if !persist {
 		return

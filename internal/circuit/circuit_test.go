@@ -20,6 +20,7 @@ const (
 type step struct {
 	advance int64  // ms
 	observe int    // status (-1: no answer, status 0)
+	took    int64  // how long the observed request was in flight: sent at now-took, answered now
 	ra      int64  // the observed answer's Retry-After, in ms (0: none)
 	arm     int    // status, with armTTL
 	armTTL  int64  //
@@ -37,6 +38,9 @@ type step struct {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// answered is the span of a request answered at ms after 10 ms in flight.
+func answered(ms int64) circuit.Span { return circuit.Span{SentMs: ms - 10, AnsweredMs: ms} }
 
 func run(t *testing.T, p circuit.Policy, steps []step) {
 	t.Helper()
@@ -60,7 +64,7 @@ func run(t *testing.T, p circuit.Policy, steps []step) {
 			if s.ra != 0 {
 				ra = s.ra
 			}
-			b.Observe(now, status, ra)
+			b.Observe(now, circuit.Span{SentMs: now - s.took, AnsweredMs: now}, status, ra)
 		case s.arm != 0:
 			if _, err := b.Arm(now, s.arm, s.armTTL); err != nil {
 				t.Fatalf("step %d: Arm: %v", i, err)
@@ -151,8 +155,8 @@ func TestBreakerScripts(t *testing.T) {
 			{advance: 240_000, load: true, wantPhase: halfOpen, wantStrikes: 1},
 			{observe: -1, wantPhase: open, wantStrikes: 2, wantUntil: 360_000 + 480_000}, // no answer at all: still down
 			{advance: 480_000, observe: 503, wantPhase: open, wantStrikes: 3, wantUntil: 840_000 + 600_000},
-			{advance: 600_000, observe: 200, wantPhase: closed},
-			{observe: 502, wantPhase: closed}, // a success 0 s ago: partial
+			{advance: 600_000, took: 20, observe: 200, wantPhase: closed},
+			{took: 10, observe: 502, wantPhase: closed}, // in flight with that success: partial
 			{advance: 3000, observe: 502, wantPhase: open, wantStrikes: 0, wantUntil: 1_443_000 + 120_000},
 		}},
 		{"half-open: a 503's Retry-After is the TTL", scope, []step{
@@ -173,31 +177,52 @@ func TestBreakerScripts(t *testing.T) {
 			{observe: 502},
 			{advance: 5000, observe: 503, wantArmed: yes, wantUntil: 120_000},
 		}},
-		{"a rate limiter: failures right after a success do not arm", scope, []step{
-			{observe: 200},
-			{advance: 10, observe: 503, wantArmed: no},
-			{observe: 503, wantArmed: no},
-			{advance: 2989, observe: 503, wantArmed: no},
-			{advance: 1, observe: 503, wantArmed: yes, wantUntil: 3000 + 120_000}, // 3 s without a success: down
+		{"the gateway dies after a success: the first failure arms", scope, []step{
+			{took: 40, observe: 200},
+			{advance: 300, took: 20, observe: 502, wantArmed: yes, wantUntil: 300 + 120_000}, // sent 280 ms after the success came back
+			{advance: 400, took: 5, observe: 200, wantArmed: yes},                            // sent well after the failure came back: history
 		}},
-		{"a rate limiter: a success right after the trip withdraws it", scope, []step{
-			{observe: 503, wantArmed: yes, wantRaw: ptr(`{"until":1700000120000,"httpStatus":503,"halfOpenUntil":1700000720000}`)},
-			{advance: 1, observe: 503},
-			{advance: 5, observe: 200, wantPhase: closed, wantRaw: ptr("-")},
-			{observe: 503, wantArmed: no}, // and the success now counts
+		{"a success answered the moment the failing request was sent is history", scope, []step{
+			{took: 300, observe: 200},
+			{took: 30, advance: 30, observe: 503, wantArmed: yes}, // sent at the success's answer, not before it
 		}},
-		{"a success after the trip window does not withdraw it", scope, []step{
-			{observe: 502},
-			{advance: 3000, observe: 200, wantArmed: yes, wantUntil: 120_000},
+		{"a rate limiter: a failure while a success was in flight does not arm", scope, []step{
+			{took: 150, observe: 200},                              // sent at t0-150, answered at t0
+			{advance: 1, took: 140, observe: 503, wantArmed: no},   // sent before the success came back
+			{advance: 1, took: 152, observe: 503, wantArmed: no},   // sent before the success was sent: still together
+			{advance: 300, took: 10, observe: 503, wantArmed: yes}, // sent well after it: the gateway is not answering now
+		}},
+		{"one burst: a success sent with the failure keeps it closed, though it came back first (a wave of retries)", scope, []step{
+			{took: 3, observe: 200},                            // sent at t0-3
+			{advance: 8, took: 2, observe: 503, wantArmed: no}, // sent 9 ms after it, on a connection the browser freed
+			{advance: 300, took: 2, observe: 503, wantArmed: yes},
+		}},
+		{"a long request answered meanwhile keeps a failure from arming", scope, []step{
+			{took: 30_000, observe: 200},
+			{advance: 1, took: 5_000, observe: 504, wantArmed: no},
+		}},
+		{"a rate limiter: a success of a request in flight with the failure withdraws the trip", scope, []step{
+			{took: 3, observe: 503, wantArmed: yes, wantRaw: ptr(`{"until":1700000120000,"httpStatus":503,"halfOpenUntil":1700000720000}`)},
+			{advance: 1, took: 4, observe: 503},
+			{advance: 5, took: 10, observe: 200, wantPhase: closed, wantRaw: ptr("-")}, // sent 4 ms before the failure came back
+			{advance: 1, took: 5, observe: 503, wantArmed: no},                         // and it keeps the next one of the burst closed
+		}},
+		{"a success sent after the failure came back does not withdraw the trip", scope, []step{
+			{took: 3, observe: 502},
+			{advance: 300, took: 4, observe: 200, wantArmed: yes, wantUntil: 120_000},
+		}},
+		{"a success of a request in flight with the failure withdraws it however late", scope, []step{
+			{took: 3, observe: 504},
+			{advance: 8_000, took: 9_000, observe: 200, wantPhase: closed},
 		}},
 		{"a manual arm is never withdrawn by a success", scope, []step{
 			{arm: 503, armTTL: 5000},
-			{advance: 1, observe: 200, wantArmed: yes, wantUntil: 5000},
+			{advance: 1, took: 1_000, observe: 200, wantArmed: yes, wantUntil: 5000},
 		}},
 		{"a restored circuit is not withdrawn by a success", scope, []step{
-			{observe: 502},
+			{took: 1, observe: 502},
 			{advance: 1, load: true},
-			{advance: 1, observe: 200, wantArmed: yes, wantUntil: 120_000},
+			{advance: 1, took: 1_000, observe: 200, wantArmed: yes, wantUntil: 120_000},
 		}},
 		{"503 with Retry-After arms for it, capped, by the same rule", scope, []step{
 			{observe: 503, ra: 30_000, wantArmed: yes, wantUntil: 30_000},
@@ -208,8 +233,8 @@ func TestBreakerScripts(t *testing.T) {
 			{clear: true},
 			{observe: 502, ra: 30_000, wantArmed: yes, wantUntil: 120_000}, // only a 503's
 			{clear: true},
-			{observe: 200},
-			{advance: 1, observe: 503, ra: 30_000, wantArmed: no}, // partial, Retry-After or not
+			{took: 10, observe: 200},
+			{advance: 1, took: 10, observe: 503, ra: 30_000, wantArmed: no}, // partial, Retry-After or not
 		}},
 		{"min failures: N trip statuses within W", circuit.Policy{Scope: scope.Scope, TripMinFailures: 3}, []step{
 			{observe: 503, wantArmed: no},
@@ -218,10 +243,10 @@ func TestBreakerScripts(t *testing.T) {
 			{advance: 100, observe: 503, wantArmed: no},
 			{advance: 100, observe: 503, wantArmed: yes, wantUntil: 3200 + 120_000},
 		}},
-		{"min failures: a success resets the run", circuit.Policy{Scope: scope.Scope, TripMinFailures: 2, TripWindowMs: 100}, []step{
+		{"min failures: a success resets the run", circuit.Policy{Scope: scope.Scope, TripMinFailures: 2, TripWindowMs: 1000}, []step{
 			{observe: 502},
 			{advance: 10, observe: 200},
-			{advance: 100, observe: 502, wantArmed: no},
+			{advance: 300, observe: 502, wantArmed: no}, // the second failure, but a success came between
 			{advance: 10, observe: 502, wantArmed: yes},
 		}},
 		{"clear closes and removes", scope, []step{
@@ -278,7 +303,7 @@ func TestBreakerScripts(t *testing.T) {
 func TestClockJumpBack(t *testing.T) {
 	mem := store.NewMemory()
 	b, _ := circuit.New(scope, mem)
-	b.Observe(t0, 502, circuit.NoRetryAfter)
+	b.Observe(t0, answered(t0), 502, circuit.NoRetryAfter)
 	back := t0 - 3_600_000
 	s, armed := b.Read(back)
 	if !armed || s.Until != back+600_000 || s.HalfOpenUntil != back+1_200_000 {
@@ -305,7 +330,7 @@ func TestStorageFailureKeepsWorkingInMemory(t *testing.T) {
 	if s := b.Load(t0); s.Armed(t0) {
 		t.Fatalf("Load = %+v, want closed", s)
 	}
-	if !b.Observe(t0, 502, circuit.NoRetryAfter) || b.Decide(t0+1, api) != circuit.Block {
+	if !b.Observe(t0, answered(t0), 502, circuit.NoRetryAfter) || b.Decide(t0+1, api) != circuit.Block {
 		t.Fatal("circuit did not arm in memory when storage fails")
 	}
 	if !errors.Is(b.LastStorageError(), store.ErrUnavailable) {
@@ -316,8 +341,8 @@ func TestStorageFailureKeepsWorkingInMemory(t *testing.T) {
 func TestVersionCountsChanges(t *testing.T) {
 	b, _ := circuit.New(scope, store.NewMemory())
 	v0 := b.Version()
-	b.Observe(t0, 502, circuit.NoRetryAfter)
-	b.Observe(t0+1, 502, circuit.NoRetryAfter) // no change
+	b.Observe(t0, answered(t0), 502, circuit.NoRetryAfter)
+	b.Observe(t0+1, answered(t0+1), 502, circuit.NoRetryAfter) // no change
 	if b.Version() != v0+1 {
 		t.Fatalf("version = %d, want %d", b.Version(), v0+1)
 	}

@@ -13,7 +13,7 @@ func Example() {
 	now := int64(1_700_000_000_000)
 
 	fmt.Println(b.Decide(now, "https://app.example/api/me") == circuit.Allow)
-	b.Observe(now, 502, circuit.NoRetryAfter) // the gateway is down
+	b.Observe(now, circuit.Span{SentMs: now - 30, AnsweredMs: now}, 502, circuit.NoRetryAfter) // the gateway is down
 	fmt.Println(b.Decide(now+1, "https://app.example/api/me") == circuit.Block)
 
 	// F5: a new page, the same tab's storage.

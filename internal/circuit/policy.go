@@ -14,16 +14,18 @@ import (
 //	TTLMs            120 000   > 0, ≤ MaxTTLMs   how long a trip arms the circuit
 //	MaxTTLMs         600 000   > 0               cap on every TTL and every time read back
 //	TripStatuses     502,503,504  100–599        the answers that count as the gateway failing
-//	TripWindowMs       3 000   > 0               the trip rule's window W
-//	TripMinFailures        1   1–1000            failures in W, with no success in W, that arm
+//	TripWindowMs       3 000   > 0               the window W in which TripMinFailures failures arm
+//	TripMinFailures        1   1–1000            failures within W, with no success between, that arm
+//	TripBurstMs          250   > 0               requests sent this close together are one burst (in flight together)
 //	HalfOpenMs       MaxTTLMs  1–MaxTTLMs        how long after the TTL the outage is remembered (half-open)
 //
 // The trip rule ("a rate limiter is not an outage") is in the package comment.
 const (
 	DefaultTTLMs           = 120_000 // how long a trip keeps the circuit armed
 	DefaultMaxTTLMs        = 600_000 // no stored or requested TTL is honoured beyond this
-	DefaultTripWindowMs    = 3_000   // a success this recent means "partial failure", not "down"
+	DefaultTripWindowMs    = 3_000   // failures this close together form one run (TripMinFailures)
 	DefaultTripMinFailures = 1       // the seed's rule: one failure arms when nothing succeeded
+	DefaultTripBurstMs     = 250     // one burst: a page's mount, a wave of TanStack retries
 )
 
 // MaxStrikes caps the failed probes counted in a row (stored as "strikes"):
@@ -52,14 +54,26 @@ type Policy struct {
 	// TripStatuses are the answers that count as the gateway failing.
 	// Default 502, 503, 504.
 	TripStatuses []int `json:"tripStatuses"`
-	// TripWindowMs is the window W of the trip rule: a trip status arms
-	// the circuit only when no success was seen within W, and a success
-	// within W after a trip withdraws it. Default 3 000.
+	// TripWindowMs is the window W in which TripMinFailures trip statuses
+	// arm the circuit. With the default TripMinFailures (1) it has no
+	// effect: what keeps a rate limiter's partial failure from arming is a
+	// success in flight together with it (see the package comment), not a
+	// recent one. Default 3 000.
 	TripWindowMs int64 `json:"tripWindowMs"`
-	// TripMinFailures is how many trip statuses within W (with no success)
-	// arm the circuit. Default 1: a gateway that answers nothing but
-	// failures arms on the first, as before.
+	// TripMinFailures is how many trip statuses within W (with no success
+	// between) arm the circuit. Default 1: a gateway that answers nothing
+	// but failures arms on the first.
 	TripMinFailures int `json:"tripMinFailures"`
+	// TripBurstMs is how close together two requests must be sent to be
+	// one burst, in flight together for the trip rule even when one came
+	// back before the other was sent: what a page's mount fires at once, or
+	// a wave of TanStack retries (each timer started by one answer of the
+	// wave before, so the wave is as spread out as those answers were: tens
+	// of ms, more on a busy device), sent a few at a time by the browser
+	// (six connections per host on HTTP/1.1). The default, 250 ms, stays
+	// under the pause a person notices: an app's next action after its
+	// queries came back is not part of their burst.
+	TripBurstMs int64 `json:"tripBurstMs"`
 	// HalfOpenMs is how long after its TTL an outage is remembered as
 	// half-open (persisted as "halfOpenUntil"): the next request, even after
 	// a reload, is the one probe; a failure re-arms with the TTL doubled.
@@ -89,6 +103,9 @@ func (p Policy) WithDefaults() Policy {
 	if p.TripMinFailures == 0 {
 		p.TripMinFailures = DefaultTripMinFailures
 	}
+	if p.TripBurstMs == 0 {
+		p.TripBurstMs = DefaultTripBurstMs
+	}
 	if p.HalfOpenMs == 0 {
 		p.HalfOpenMs = p.MaxTTLMs
 	}
@@ -108,6 +125,8 @@ func (p Policy) Validate() error {
 		return policyerr.New(ErrInvalidPolicy, "tripWindowMs", "must be > 0")
 	case p.TripMinFailures < 1 || p.TripMinFailures > 1000:
 		return policyerr.New(ErrInvalidPolicy, "tripMinFailures", "must be 1-1000")
+	case p.TripBurstMs <= 0:
+		return policyerr.New(ErrInvalidPolicy, "tripBurstMs", "must be > 0")
 	case p.HalfOpenMs <= 0 || p.HalfOpenMs > p.MaxTTLMs:
 		return policyerr.New(ErrInvalidPolicy, "halfOpenMs", "must be 1-maxTtlMs ("+strconv.FormatInt(p.MaxTTLMs, 10)+")")
 	}

@@ -25,9 +25,11 @@ import (
 //	data-ttl-ms           120000              > 0, ≤ data-max-ttl-ms: how long a trip arms the circuit
 //	data-max-ttl-ms       600000              > 0: cap on every TTL, stored deadlines included
 //	data-trip-statuses    502,503,504         HTTP statuses (100-599) that arm the circuit
-//	data-trip-window-ms   3000                > 0: the trip rule's window: a success this recent means
-//	                                          "partial failure" (a rate limiter), not "down"
-//	data-trip-min-failures 1                  1-1000: trip statuses within the window, with no success, that arm
+//	data-trip-window-ms   3000                > 0: the window in which data-trip-min-failures trip
+//	                                          statuses arm (the trip rule itself: package circuit)
+//	data-trip-min-failures 1                  1-1000: trip statuses within the window, with no success between, that arm
+//	data-trip-burst-ms    250                 > 0: requests sent this close together are one burst, in flight
+//	                                          together for the trip rule (circuit.Policy.TripBurstMs)
 //	data-half-open-ms     data-max-ttl-ms     > 0: how long after the TTL the outage is remembered
 //	                                          (the next page load sends one probe, not every query)
 //	data-stale            off                 serve the last good copy of a GET when the gateway fails
@@ -43,6 +45,9 @@ import (
 //	                                          (Idempotency-Key is not CORS-safelisted: the API must
 //	                                          allow it in a preflight); "off"
 //	data-empty-ttl        off                 GETs that keep answering empty are cached longer
+//	data-timeout-ms       10000               > 0: the deadline of an in-scope request, until its answer's
+//	                                          headers (see DefaultTimeoutMs); a call's own `timeout`
+//	                                          option overrides it
 //
 // Switches take "on" or "off" ("true" and "false" too), in any case.
 //
@@ -56,6 +61,7 @@ var settings = []setting{
 	{"tripStatuses", "data-trip-statuses", "502,503,504", statuses, ""},
 	{"tripWindowMs", "data-trip-window-ms", strconv.Itoa(circuit.DefaultTripWindowMs), millis, ""},
 	{"tripMinFailures", "data-trip-min-failures", strconv.Itoa(circuit.DefaultTripMinFailures), count, ""},
+	{"tripBurstMs", "data-trip-burst-ms", strconv.Itoa(circuit.DefaultTripBurstMs), millis, ""},
 	{"halfOpenMs", "data-half-open-ms", "", millis, "maxTtlMs"},
 	{"stale", "data-stale", "off", onOff, ""},
 	{"staleMaxMs", "data-stale-max-ms", strconv.Itoa(stale.DefaultMaxStaleMs), millis, ""},
@@ -65,7 +71,19 @@ var settings = []setting{
 	{"probe", "data-probe", "on", onOff, ""},
 	{"idempotency", "data-idempotency", "on", onOffCrossOrigin, ""},
 	{"emptyTtl", "data-empty-ttl", "off", onOff, ""},
+	{"timeoutMs", "data-timeout-ms", strconv.Itoa(DefaultTimeoutMs), millis, ""},
 }
+
+// DefaultTimeoutMs is how long an in-scope request may go unanswered (until
+// its response's headers) before it counts as failed: the caller's promise
+// rejects with a TimeoutError, as fetch's does for AbortSignal.timeout, and
+// the trip rule takes it as the 504 a gateway gives a request it could not
+// serve. 10 s is ky's default, and where a person stops waiting for an
+// answer; a gateway's own limits are longer (nginx's proxy_read_timeout
+// 60 s, AWS API Gateway 29 s), so without a deadline a hanging gateway is
+// felt long before it fails a request. The glue (js/src/deadline.ts)
+// carries it out.
+const DefaultTimeoutMs = 10_000
 
 type kind int
 
@@ -158,6 +176,7 @@ func ParseAttributes(lines string) (p Policy, options string, warnings []string)
 	p.Circuit = circuit.Policy{
 		TTLMs: ttl, MaxTTLMs: maxTTL, TripStatuses: statusList(values["tripStatuses"]), Scope: scope,
 		TripWindowMs: ms(values["tripWindowMs"]), TripMinFailures: int(minFailures), HalfOpenMs: halfOpen,
+		TripBurstMs: ms(values["tripBurstMs"]),
 	}
 	p.Stale.Enabled = on("stale")
 	p.Stale.MaxStaleMs = ms(values["staleMaxMs"])
@@ -170,6 +189,7 @@ func ParseAttributes(lines string) (p Policy, options string, warnings []string)
 	p.IdempotencyCrossOrigin = values["idempotency"] == "cross-origin"
 	p.PageOrigin = given["pageOrigin"]
 	p.Empty.Enabled = on("emptyTtl")
+	p.TimeoutMs = ms(values["timeoutMs"])
 
 	var b strings.Builder
 	for _, s := range settings {

@@ -48,6 +48,9 @@ type Policy struct {
 	IdempotencyCrossOrigin bool `json:"idempotencyCrossOrigin"`
 	// PageOrigin is the page's origin ("https://app.example"), for the rule above.
 	PageOrigin string `json:"pageOrigin"`
+	// TimeoutMs is the deadline of an in-scope request (DefaultTimeoutMs).
+	// The glue enforces it and reports a request past it as a 504.
+	TimeoutMs int64 `json:"timeoutMs"`
 }
 
 // MaxInFlight bounds the requests a Guard tracks between Begin and Finish.
@@ -107,6 +110,7 @@ type ticket struct {
 	flight  uint32 // coalesced flight led by this request
 	probe   uint32 // the probe id when this request is the probe
 	retried bool   // already retried after a 429
+	sentMs  int64  // when it was sent (again, after a retry's wait): the trip rule's span
 	storeCC string // Cache-Control kept between Finish and Store
 }
 
@@ -275,6 +279,7 @@ func (g *Guard) Begin(nowMs int64, method, url, headers string) Answer {
 	if !ok {
 		return Answer{Kind: Pass}
 	}
+	t.sentMs = nowMs // the glue sends it at once
 	svc, key := t.svc, t.key
 	if until, paused := g.cooldown.Decide(nowMs, svc); paused {
 		g.metrics.Add(metrics.CooledDown)
@@ -347,7 +352,8 @@ func (g *Guard) Finish(nowMs int64, id uint32, status int, retryAfter, cacheCont
 		g.settle(id, t, status == StatusOpaque)
 		return Outcome{}
 	}
-	if o, retry := g.observe(nowMs, t, status, retryAfter); retry {
+	if o, retry := g.observe(nowMs, circuit.Span{SentMs: t.sentMs, AnsweredMs: nowMs}, t, status, retryAfter); retry {
+		t.sentMs = nowMs + o.WaitMs // the retry is a request of its own
 		return o
 	}
 	if t.flight != 0 {
@@ -409,21 +415,22 @@ func (g *Guard) observeKey(nowMs int64, key string, status int) (stale.Copy, boo
 }
 
 // Observe takes the answer of an in-scope request that went to the network
-// without Begin: one sent before the wasm was ready. Its status still counts
-// for the circuit, the cooldown and the negative cache; it is not retried.
-func (g *Guard) Observe(nowMs int64, method, url, headers string, status int, retryAfter, finalURL string) {
+// without Begin: one sent before the wasm was ready, in flight during span
+// (answered before nowMs). Its status still counts for the circuit, the
+// cooldown and the negative cache; it is not retried.
+func (g *Guard) Observe(nowMs int64, span circuit.Span, method, url, headers string, status int, retryAfter, finalURL string) {
 	t, ok := g.ticketFor(method, url, headers)
 	if !ok || status == StatusOpaque || g.leftScope(finalURL) {
 		return
 	}
 	t.retried = true // not retried: the caller has its answer already
-	g.observe(nowMs, t, status, retryAfter)
+	g.observe(nowMs, span, t, status, retryAfter)
 	g.observeKey(nowMs, t.key, status)
 }
 
 // observe applies an answer to the cooldown, the circuit and the probe. It
 // returns the retry outcome of a 429 with a short Retry-After.
-func (g *Guard) observe(nowMs int64, t *ticket, status int, retryAfter string) (Outcome, bool) {
+func (g *Guard) observe(nowMs int64, span circuit.Span, t *ticket, status int, retryAfter string) (Outcome, bool) {
 	if status == 429 {
 		delay, ok := retryafter.Parse(retryAfter, nowMs)
 		if !ok {
@@ -439,7 +446,7 @@ func (g *Guard) observe(nowMs int64, t *ticket, status int, retryAfter string) (
 		g.cooldown.Succeeded(nowMs, t.svc)
 		g.saveCooldown()
 	}
-	g.observeCircuit(nowMs, t, status, retryAfter)
+	g.observeCircuit(nowMs, span, t, status, retryAfter)
 	return Outcome{}, false
 }
 
@@ -516,14 +523,16 @@ func (g *Guard) Uneventful(status int) bool {
 	return status >= 100 && status <= 599 && status != 429 && !negcache.Failure(status) && !cp.Trips(status)
 }
 
-// Adopt gives a ticket to an in-scope request sent without Begin while the
-// guard was Quiet, so that its answer is handled by Finish like any other
-// (a 429 retried once, a failure remembered). The strings may be transient.
-func (g *Guard) Adopt(method, url, headers string) uint32 {
+// Adopt gives a ticket to an in-scope request sent at sentMs without Begin
+// while the guard was Quiet, so that its answer is handled by Finish like
+// any other (a 429 retried once, a failure remembered). The strings may be
+// transient.
+func (g *Guard) Adopt(sentMs int64, method, url, headers string) uint32 {
 	t, ok := g.ticketFor(method, url, headers)
 	if !ok {
 		return 0
 	}
+	t.sentMs = sentMs
 	return g.track(t) // the shim counted it in network when it sent it
 }
 
@@ -605,7 +614,7 @@ func (g *Guard) staleOr(nowMs int64, key string, a Answer) Answer {
 // observeCircuit applies an answer to the circuit and the probe: the
 // breaker sees every answer (its trip rule counts the successes too, and in
 // the half-open phase the answer decides), the gate frees the probe's slot.
-func (g *Guard) observeCircuit(nowMs int64, t *ticket, status int, retryAfter string) {
+func (g *Guard) observeCircuit(nowMs int64, span circuit.Span, t *ticket, status int, retryAfter string) {
 	if t.probe != 0 {
 		if cp := g.breaker.Policy(); status == 0 || cp.Trips(status) {
 			g.gate.Failed(t.probe)
@@ -617,7 +626,7 @@ func (g *Guard) observeCircuit(nowMs int64, t *ticket, status int, retryAfter st
 	if !ok {
 		delay = circuit.NoRetryAfter
 	}
-	g.observeBreaker(nowMs, status, delay)
+	g.observeBreaker(nowMs, span, status, delay)
 }
 
 // observeBreaker gives the breaker an answer. When that closes the circuit,
@@ -627,9 +636,9 @@ func (g *Guard) observeCircuit(nowMs int64, t *ticket, status int, retryAfter st
 // asked again at once; a trip the breaker withdrew (open → closed: a
 // success in the same burst, a rate limiter) was no outage, and the app's
 // own retries of the rejected requests must reach the network.
-func (g *Guard) observeBreaker(nowMs int64, status int, retryAfterMs int64) {
+func (g *Guard) observeBreaker(nowMs int64, span circuit.Span, status int, retryAfterMs int64) {
 	before := g.breaker.Phase(nowMs)
-	g.breaker.Observe(nowMs, status, retryAfterMs)
+	g.breaker.Observe(nowMs, span, status, retryAfterMs)
 	if before != circuit.Closed && g.breaker.Phase(nowMs) == circuit.Closed {
 		g.neg.Clear()
 		if before == circuit.HalfOpen {
@@ -640,10 +649,11 @@ func (g *Guard) observeBreaker(nowMs int64, status int, retryAfterMs int64) {
 }
 
 // Succeeded takes an in-scope answer that was not reported when it came (an
-// Uneventful one on the quiet path): the trip rule counts successes, so the glue
-// reports the latest one, with its time, before it reports a failure.
-func (g *Guard) Succeeded(atMs int64) {
-	g.observeBreaker(atMs, 200, circuit.NoRetryAfter)
+// Uneventful one on the quiet path), in flight during span: the trip rule
+// counts successes that were in flight together with a failure, so the glue
+// reports the latest one, with its span, before it reports a failure.
+func (g *Guard) Succeeded(span circuit.Span) {
+	g.observeBreaker(span.AnsweredMs, span, 200, circuit.NoRetryAfter)
 }
 
 // syncGate remembers the breaker version the gate has seen.

@@ -46,8 +46,9 @@ type step struct {
 	cancel  bool // what abort must say
 	clear   bool
 	forget  bool
-	// succeeded reports a quiet-path success this many ms from now (before the step's other action)
-	succeeded int64
+	// succeeded reports a quiet-path success sent and answered these many ms
+	// from now (before the step's other action); zero: none
+	succeeded [2]int64
 
 	wantArmed *bool
 	wantUntil int64 // offset from t0
@@ -66,8 +67,8 @@ func run(t *testing.T, p guard.Policy, steps []step) {
 	names := map[string]uint32{}
 	for i, s := range steps {
 		now += s.advance
-		if s.succeeded != 0 {
-			g.Succeeded(now + s.succeeded)
+		if s.succeeded != [2]int64{} {
+			g.Succeeded(circuit.Span{SentMs: now + s.succeeded[0], AnsweredMs: now + s.succeeded[1]})
 		}
 		switch {
 		case s.begin != "":
@@ -226,8 +227,8 @@ func TestGuardScripts(t *testing.T) {
 		{"stale is off by default", guard.Policy{Circuit: scope}, []step{
 			{begin: users, want: guard.Send, as: "a"},
 			{finish: "a", status: 200, wantOut: &guard.Outcome{}},
-			{begin: users, want: guard.Send, as: "b"},
-			{advance: 3_000, finish: "b", status: 502, wantOut: &guard.Outcome{}}, // 3 s after the success: down, not partial
+			{advance: 300, begin: users, want: guard.Send, as: "b"},
+			{advance: 30, finish: "b", status: 502, wantOut: &guard.Outcome{}}, // sent well after the success came back: down, not partial
 			{begin: users, want: guard.Open},
 		}},
 		{"abort then refetch: once every caller left, the same GET starts a new request", guard.Policy{Circuit: scope}, []step{
@@ -257,8 +258,17 @@ func TestGuardScripts(t *testing.T) {
 			{begin: users, want: guard.Send},
 		}},
 		{"a success reported late still tells a rate limiter from an outage", guard.Policy{Circuit: scope}, []step{
-			{succeeded: -1000, begin: users, want: guard.Send, as: "a"},
-			{finish: "a", status: 503, wantArmed: no},
+			{begin: users, want: guard.Send, as: "a"},
+			{advance: 30, succeeded: [2]int64{-40, -5}, finish: "a", status: 503, wantArmed: no}, // answered while a was in flight
+		}},
+		{"a success reported late that ended before the failing request was sent is history", guard.Policy{Circuit: scope}, []step{
+			{succeeded: [2]int64{-1000, -300}, begin: users, want: guard.Send, as: "a"},
+			{advance: 30, finish: "a", status: 502, wantArmed: yes},
+		}},
+		{"a retried 429 is sent again: a success during its wait is not in flight with the retry", guard.Policy{Circuit: scope}, []step{
+			{begin: users, want: guard.Send, as: "a"},
+			{advance: 5, finish: "a", status: 429, ra: "1", wantOut: &guard.Outcome{Retry: true, WaitMs: 1000}},
+			{advance: 1_100, succeeded: [2]int64{-1_080, -500}, finish: "a", status: 503, wantArmed: yes}, // the retry went at +1005
 		}},
 		{"an opaque answer is an answer, not a failure", guard.Policy{Circuit: scope}, []step{
 			{begin: users, want: guard.Send, as: "a"},
@@ -337,7 +347,7 @@ func TestQuietAndAdopt(t *testing.T) {
 		t.Fatal("a fresh guard is not quiet")
 	}
 	// A GET the shim sent on its own gets a 502: adopted, it arms the circuit.
-	id := g.Adopt("GET", users, "")
+	id := g.Adopt(t0-10, "GET", users, "")
 	if id == 0 {
 		t.Fatal("Adopt gave no ticket")
 	}
@@ -350,14 +360,14 @@ func TestQuietAndAdopt(t *testing.T) {
 		t.Fatal("clear did not make it quiet again")
 	}
 	// An adopted 429 with a short Retry-After is retried once, as any other.
-	id = g.Adopt("GET", users, "")
+	id = g.Adopt(t0-10, "GET", users, "")
 	if o := g.Finish(t0, id, 429, "1", "", ""); !o.Retry || o.WaitMs != 1000 {
 		t.Fatalf("adopted 429: %+v", o)
 	}
 	if g.Quiet() {
 		t.Fatal("quiet while a service has strikes")
 	}
-	if g.Adopt("GET", "http://elsewhere.test/", "") != 0 {
+	if g.Adopt(t0, "GET", "http://elsewhere.test/", "") != 0 {
 		t.Fatal("adopted an out-of-scope request")
 	}
 	p := guard.Policy{Circuit: scope}

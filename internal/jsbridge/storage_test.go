@@ -95,7 +95,7 @@ func TestBreakerOverThrowingStorage(t *testing.T) {
 	if s := b.Load(now); s.Armed(now) {
 		t.Fatal("armed from unreadable storage")
 	}
-	b.Observe(now, 502, circuit.NoRetryAfter)
+	b.Observe(now, circuit.Span{SentMs: now - 1, AnsweredMs: now}, 502, circuit.NoRetryAfter)
 	if b.Decide(now+1, "http://a.test/x") != circuit.Block {
 		t.Fatal("did not arm in memory")
 	}
@@ -106,7 +106,7 @@ func TestBreakerPersistsThroughSessionStorage(t *testing.T) {
 	p := circuit.Policy{Scope: []string{"http://a.test/"}}
 	b, _ := circuit.New(p, jsbridge.NewSessionStorage())
 	now := int64(1_700_000_000_000)
-	b.Observe(now, 503, circuit.NoRetryAfter)
+	b.Observe(now, circuit.Span{SentMs: now - 1, AnsweredMs: now}, 503, circuit.NoRetryAfter)
 	raw := g.Get("sessionStorage").Call("getItem", circuit.StorageKey)
 	if raw.String() != `{"until":1700000120000,"httpStatus":503,"halfOpenUntil":1700000720000}` {
 		t.Fatalf("stored %q", raw.String())

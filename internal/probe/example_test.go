@@ -12,14 +12,14 @@ func Example() {
 	now := int64(1_700_000_000_000)
 	b, _ := circuit.New(circuit.Policy{Scope: []string{"https://app.example/api/"}}, store.NewMemory())
 	g, _ := probe.New(probe.Policy{})
-	b.Observe(now, 502, circuit.NoRetryAfter) // the gateway is down: armed for 120 s
+	b.Observe(now, circuit.Span{SentMs: now - 30, AnsweredMs: now}, 502, circuit.NoRetryAfter) // the gateway is down: armed for 120 s
 
 	now += 120_000 // the TTL ends and three queries refetch at once
 	for range 3 {
 		d, id := g.Decide(now, b.Phase(now) == circuit.HalfOpen)
 		fmt.Println(d, id)
 	}
-	b.Observe(now+80, 503, circuit.NoRetryAfter) // the probe met a 503
+	b.Observe(now+80, circuit.Span{SentMs: now, AnsweredMs: now + 80}, 503, circuit.NoRetryAfter) // the probe met a 503
 	g.Failed(1)
 	s, _ := b.Read(now + 80)
 	fmt.Println("re-armed for", s.Until-(now+80), "strikes", s.Strikes)

@@ -37,7 +37,7 @@ func (t *tab) request(now int64) (string, uint32) {
 // answer reports the response to a request sent as probe id (0: a normal
 // one): the breaker observes every answer, and the gate frees the probe's slot.
 func (t *tab) answer(now int64, id uint32, status int) {
-	t.b.Observe(now, status, circuit.NoRetryAfter)
+	t.b.Observe(now, circuit.Span{SentMs: now - 1, AnsweredMs: now}, status, circuit.NoRetryAfter)
 	if id == 0 {
 		return
 	}

@@ -18,12 +18,12 @@ export interface Exports {
   gc_configure(now: number, len: number): number;
   /** Decides for the Request frame: a Kind in the low byte, FlagChanged; out holds BeginOut. */
   gc_begin(now: number, len: number): number;
-  /** A ticket for a plain GET sent on the quiet path whose answer matters (Request frame); 0: out of scope. */
-  gc_adopt(len: number): number;
+  /** A ticket for a plain GET sent at sent on the quiet path whose answer matters (Request frame); 0: out of scope. */
+  gc_adopt(sent: number, len: number): number;
   /** The answer to ticket (Answer frame): flags; out holds FinishOut. */
   gc_finish(now: number, ticket: number, status: number, len: number): number;
-  /** The answer to a request sent before the wasm ran (Observe frame); flags. */
-  gc_observe(now: number, status: number, len: number): number;
+  /** The answer (at answered) to a request sent (at sent) before the wasm ran (Observe frame); flags. */
+  gc_observe(now: number, sent: number, answered: number, status: number, len: number): number;
   /** Every caller of ticket left: 1 = abort the network request. */
   gc_abort(ticket: number): number;
   /** Address where JS writes a body of n bytes (valid until the next call). */
@@ -42,8 +42,8 @@ export interface Exports {
   gc_clear(): number;
   /** Expires the circuit if its time is up: flags. */
   gc_read(now: number): number;
-  /** The latest unreported in-scope success (a quiet-path answer), with its time; reported before a failure, for the trip rule. */
-  gc_succeeded(at: number): void;
+  /** The latest unreported in-scope success (a quiet-path answer), with when it was sent and answered; reported before a failure, for the trip rule. */
+  gc_succeeded(sent: number, answered: number): void;
   /** The logout: drops copies, pending keys and in-flight sharing (then read gc_dropped). */
   gc_forget(now: number): void;
   /** Reads the circuit and the pauses from storage again (a page restored from the back/forward cache): flags. */

@@ -6,7 +6,7 @@ import { test } from "node:test";
 import { MemoryStorage } from "../test/memory-storage.js";
 import { FakeEngine, Kind, Quiet, type Script } from "../test/fake-engine.js";
 import { Code } from "./abi.gen.js";
-import { createGatewayCircuit, withoutQueries } from "./circuit.js";
+import { HIDE, createGatewayCircuit, withoutQueries } from "./circuit.js";
 import { readGoOptions, readOptions } from "./config.js";
 import { createGoPath } from "./gopath.js";
 
@@ -28,7 +28,13 @@ function recordingFetch() {
 }
 
 
-async function facade(script: Script, attrs: Record<string, string> = {}, started?: Promise<void>, storage: MemoryStorage | null = null) {
+async function facade(
+  script: Script,
+  attrs: Record<string, string> = {},
+  started?: Promise<void>,
+  storage: MemoryStorage | null = null,
+  now?: () => number,
+) {
   const engine = new FakeEngine(script);
   const { fetchFn, sent } = recordingFetch();
   const data = { wasm: "/m.wasm", scope: "/api/", ...attrs };
@@ -37,6 +43,7 @@ async function facade(script: Script, attrs: Record<string, string> = {}, starte
     fetch: fetchFn,
     storage,
     baseUrl: () => base,
+    now,
     start: async () => {
       await started;
       return { engine, options: "", createGoPath, readGoOptions };
@@ -297,19 +304,39 @@ test("pauses are visible: blocking() and the subscribers say what, until when, a
   assert.ok(seen.includes(2));
 });
 
-test("a quiet-path success is reported, with its time, before a failure", async () => {
-  const { gc, engine, sent } = await facade({ quiet: Quiet.Idle | Quiet.Coalesce });
+test("a quiet-path success is reported, with when it was sent and answered, before a failure (which carries its own send time)", async () => {
+  let t = 1000;
+  const { gc, engine, sent } = await facade({ quiet: Quiet.Idle | Quiet.Coalesce }, {}, undefined, null, () => t);
   const ok = gc.fetch("/api/a");
   await until(() => sent.length === 1);
+  t = 1040;
   sent[0]!.answer(new Response("ok"));
   await ok;
   assert.ok(!engine.calls.some((c) => c.startsWith("succeeded")), "a success alone costs no call");
+  t = 1300;
   const bad = gc.fetch("/api/b");
   await until(() => sent.length === 2);
+  t = 1320;
   sent[1]!.answer(new Response("", { status: 503 }));
   await bad;
-  const i = engine.calls.findIndex((c) => c.startsWith("succeeded"));
-  assert.ok(i >= 0 && engine.calls[i + 1]!.startsWith("adopt"), engine.calls.join(", "));
+  const i = engine.calls.indexOf("succeeded 1000-1040");
+  assert.ok(i >= 0 && engine.calls[i + 1] === "adopt http://app.test/api/b sent 1300", engine.calls.join(", "));
+});
+
+test("a call sent before Go ran is observed with when it was sent and answered", async () => {
+  let t = 1000;
+  let start!: () => void;
+  const { gc, engine, sent } = await facade({}, {}, new Promise<void>((r) => (start = r)), null, () => t);
+  const p = gc.fetch("/api/a");
+  await until(() => sent.length === 1);
+  t = 1250;
+  sent[0]!.answer(new Response("", { status: 502 }));
+  await p;
+  t = 5000;
+  start();
+  await gc.ready;
+  await until(() => engine.calls.some((c) => c.startsWith("observe")));
+  assert.ok(engine.calls.includes("observe GET http://app.test/api/a 502 1000-1250"), engine.calls.join(", "));
 });
 
 test("a quiet-path success that comes after Go stopped being quiet is reported at once (it may withdraw a trip)", async () => {
@@ -398,7 +425,7 @@ test("before Go runs, an in-scope trip status arms the stored circuit at once; G
   assert.deepEqual(heard, [502]);
   const calls: string[] = [];
   engine.reload = () => (calls.push(`reload, stored: ${storage.getItem("gateway_circuit_v1")}`), 0);
-  engine.observe = (_now, method, url, status) => (calls.push(`observe ${method} ${url} ${status}`), false);
+  engine.observe = (_now, _sent, _answered, method, url, status) => (calls.push(`observe ${method} ${url} ${status}`), false);
   start();
   await gc.ready;
   assert.deepEqual(calls, ["reload, stored: null", "observe GET http://app.test/api/a 502"], "withdrawn, then judged by Go");
@@ -450,4 +477,74 @@ test("before Go runs, a circuit whose TTL is over reads as half-open, as Go read
   assert.equal(gc.read(), null);
   assert.equal(gc.blocking().halfOpen, true);
   assert.ok(storage.getItem("gateway_circuit_v1"), "kept: the next request is the one probe");
+});
+
+test("deadline: a request the gateway does not answer in time is aborted, rejects with a TimeoutError, and Go counts a 504", async () => {
+  const { gc, engine, sent } = await facade({ quiet: Quiet.Idle | Quiet.Coalesce }, { timeoutMs: "30" });
+  const hanging = gc.fetch("/api/hangs"); // the quiet path
+  const joined = gc.fetch("/api/hangs");
+  await assert.rejects(hanging, { name: "TimeoutError" });
+  await assert.rejects(joined, { name: "TimeoutError" });
+  assert.equal(sent.length, 1);
+  assert.ok(engine.calls.some((c) => c.startsWith("adopt http://app.test/api/hangs")), engine.calls.join(", "));
+  assert.ok(engine.calls.some((c) => / 504$/.test(c) && c.startsWith("finish")), engine.calls.join(", "));
+  const decided = gc.fetch("/api/x", { headers: { "x-a": "1" } }); // through Begin
+  await assert.rejects(decided, { name: "TimeoutError" });
+  assert.equal(engine.calls.filter((c) => c.startsWith("finish") && c.endsWith(" 504")).length, 2, engine.calls.join(", "));
+});
+
+test("deadline: a call's own timeout overrides the page's; false means none; an answer in time is untouched", async () => {
+  const { gc, engine, sent } = await facade({ quiet: Quiet.Idle }, { timeoutMs: "20" });
+  const patient = gc.fetch("/api/a", { timeout: false } as RequestInit);
+  const longer = gc.fetch("/api/b", { timeout: 60_000 } as RequestInit);
+  await new Promise((r) => setTimeout(r, 60));
+  await until(() => sent.length === 2);
+  sent[0]!.answer(new Response("a"));
+  sent[1]!.answer(new Response("b"));
+  assert.equal(await (await patient).text(), "a");
+  assert.equal(await (await longer).text(), "b");
+  assert.ok(!engine.calls.some((c) => c.endsWith(" 504")), engine.calls.join(", "));
+});
+
+test("deadline: before Go runs too, and Go learns the request failed as a 504", async () => {
+  let start!: () => void;
+  const { gc, engine } = await facade({}, { timeoutMs: "20" }, new Promise<void>((r) => (start = r)));
+  await assert.rejects(gc.fetch("/api/hangs"), { name: "TimeoutError" });
+  start();
+  await gc.ready;
+  await until(() => engine.calls.some((c) => c.startsWith("observe")));
+  assert.ok(engine.calls.some((c) => c.startsWith("observe GET http://app.test/api/hangs 504")), engine.calls.join(", "));
+});
+
+test("F5 while the gateway hangs: the page arms the circuit for one deadline; not when the gateway answered meanwhile", async () => {
+  let t = 10_000;
+  const { gc, engine, sent } = await facade({ quiet: Quiet.Idle }, {}, undefined, null, () => t);
+  const hide = (gc as unknown as { [HIDE]: () => void })[HIDE];
+  void gc.fetch("/api/a").catch(() => {});
+  await until(() => sent.length === 1);
+  t = 10_500;
+  hide(); // half a second: a person has not given up yet
+  assert.ok(!engine.calls.some((c) => c.startsWith("arm")), engine.calls.join(", "));
+  t = 12_000;
+  hide();
+  assert.ok(engine.calls.includes("arm 504 10000"), engine.calls.join(", ")); // the next load's requests would hang that long
+  // A request that hangs while the gateway answers others is a slow endpoint, not a hanging gateway.
+  const other = await facade({ quiet: Quiet.Idle }, {}, undefined, null, () => t);
+  void other.gc.fetch("/api/slow").catch(() => {});
+  const quick = other.gc.fetch("/api/quick");
+  await until(() => other.sent.length === 2);
+  t = 12_100;
+  other.sent[1]!.answer(new Response("ok"));
+  await quick;
+  t = 14_000;
+  (other.gc as unknown as { [HIDE]: () => void })[HIDE]();
+  assert.ok(!other.engine.calls.some((c) => c.startsWith("arm")), other.engine.calls.join(", "));
+  // Nor is a request its caller gave a longer deadline (a long poll).
+  const polling = await facade({ quiet: Quiet.Idle }, {}, undefined, null, () => t);
+  void polling.gc.fetch("/api/poll", { timeout: 60_000 } as RequestInit).catch(() => {});
+  await until(() => polling.sent.length === 1);
+  t = 20_000;
+  (polling.gc as unknown as { [HIDE]: () => void })[HIDE]();
+  assert.ok(!polling.engine.calls.some((c) => c.startsWith("arm")), polling.engine.calls.join(", "));
+  for (const s of [...sent, ...other.sent, ...polling.sent]) s.answer(new Response("late"));
 });

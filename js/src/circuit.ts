@@ -16,6 +16,7 @@
 
 import { Flag, METRICS, Quiet } from "./abi.gen.js";
 import { type DataAttributes, type ResolvedOptions, attributesText, type readGoOptions, readEarlyRule } from "./config.js";
+import { Deadlines, initWithin, timeoutOf, within } from "./deadline.js";
 import type { EarlyCall } from "./early.js";
 import type { Engine } from "./engine.js";
 import { isCircuitOpenError, isGatewayError, isIdempotencyError } from "./errors.js";
@@ -40,6 +41,12 @@ export interface Environment {
   /** The base URL relative request URLs resolve against (document.baseURI). */
   baseUrl: () => string;
   now?: () => number;
+  /**
+   * When the page started loading, on the `now` clock: the earliest the calls
+   * the tag's file sent before the facade ran can have been sent (default:
+   * when the facade was made).
+   */
+  loadedAt?: number;
   /** Starts the engine: loads the engine's file and the wasm (script.ts); tests pass a fake one. */
   start: (attributes: string) => Promise<Started>;
   /** What blocks requests changed here: the other instances sharing the storage are told (frames.ts). */
@@ -80,6 +87,7 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
   const nativeFetch = env.fetch;
   const storage = env.storage;
   const now = env.now ?? Date.now;
+  const loadedAt = env.loadedAt ?? now();
   let engine: Engine | null = null;
   let path: GoPath | null = null; // the Go path, while the engine runs
   let status: ModuleStatus = "loading";
@@ -132,6 +140,8 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
     },
     idle: () => engine !== null && (engine.quiet() & Quiet.Idle) !== 0,
     uneventful: (st) => engine !== null && engine.uneventful(st),
+    deadlines: new Deadlines(),
+    timeoutOf: (init) => timeoutOf(init, options.timeoutMs),
     alive: () => engine !== null,
     baseUrl: env.baseUrl,
     passThrough,
@@ -225,21 +235,30 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
     if (status === "loading" && (d.kind === "hold" || (o.idempotency && MUTATIONS.has(req.method)))) {
       return holdUntilReady(req, input, init, d.kind === "hold");
     }
+    return direct(req, input, init);
+  }
+
+  /** An in-scope request sent as it is (Go is not deciding), within its deadline; Go learns how it went once it runs. */
+  function direct(req: GateView, input: RequestInfo | URL, init: RequestInit | undefined): Promise<Response> {
     core.counts.network++;
-    const p = nativeFetch(input, init);
-    if (status === "loading") learnLater(req, p);
+    const sentAt = now();
+    const deadline = core.deadlines.start(sentAt, core.timeoutOf(init), req.signal);
+    if (!deadline) return nativeFetch(input, init);
+    const p = within(nativeFetch(input, initWithin(input, init, deadline.signal)), deadline, now);
+    if (status === "loading") learnLater(req, p, sentAt, () => deadline.timedOut);
     return p;
   }
 
   /**
-   * How a request sent before Go ran went. Until Go runs, a trip status arms
-   * the stored circuit at once by the early rule (so that F5 is blocked
-   * already); Go, when it runs, judges every such answer with its whole rule.
+   * How a request sent (at sentAt) before Go ran went. Until Go runs, a trip
+   * status arms the stored circuit at once by the early rule (so that F5 is
+   * blocked already); Go, when it runs, judges every such answer with its
+   * whole rule. One past its deadline failed as a 504.
    */
-  function learnLater(req: GateView, p: Promise<Response>) {
+  function learnLater(req: GateView, p: Promise<Response>, sentAt: number, timedOut: () => boolean) {
     const learn = (st: number, ra: string, finalUrl: string) => {
       const at = now();
-      const observe = (e: Engine) => e.observe(at, req.method, req.url, st, ra, finalUrl);
+      const observe = (e: Engine) => e.observe(at, sentAt, at, req.method, req.url, st, ra, finalUrl);
       if (engine) sync(call(observe) ?? false);
       else if (status === "loading") {
         early.push(observe);
@@ -248,7 +267,7 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
     };
     p.then(
       (res) => learn(statusOf(res), res.headers.get("retry-after") ?? "", res.redirected ? res.url : ""),
-      () => learn(0, "", ""),
+      () => learn(timedOut() ? 504 : 0, "", ""),
     );
   }
 
@@ -276,8 +295,25 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
         continue;
       }
       core.counts.network++;
-      learnLater(req, answer);
+      // Sent at some time since the page started; it cannot be aborted from
+      // here, but past its deadline it counts as failed (and as in flight when the page goes away).
+      const deadline = core.deadlines.start(loadedAt, core.timeoutOf(init));
+      if (deadline) learnLater(req, within(deadline.race(answer), deadline, now), loadedAt, () => deadline.timedOut);
+      else learnLater(req, answer, loadedAt, () => false);
     }
+  }
+
+  /**
+   * The page goes away (F5, a navigation) while the gateway hangs — an
+   * in-scope request unanswered for a second or more, and nothing answered
+   * since it was sent: the circuit is armed for one deadline (504), the time
+   * the next load's requests would hang in turn. That load sends nothing,
+   * and after it the half-open probe asks once. Without this a person who
+   * presses F5 every few seconds sends every query each time, and no
+   * request ever lives long enough to meet its deadline.
+   */
+  function hide() {
+    if (core.deadlines.hanging(now(), options.timeoutMs) && !read()) arm(504, options.timeoutMs);
   }
 
   /** Holds a request until the wasm runs (at most HOLD_MS), then sends it through Go, or as it is. */
@@ -290,8 +326,7 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
           `[gatewaycircuit] the wasm was not ready within ${HOLD_MS} ms: ${probing ? "requests were sent without a half-open probe" : "a mutation was sent without an Idempotency-Key"}`,
         );
       }
-      core.counts.network++;
-      return nativeFetch(input, init);
+      return direct(req, input, init);
     });
   }
 
@@ -414,6 +449,7 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
     },
     [RELOAD]: reload,
     [TAKE_OVER]: takeOver,
+    [HIDE]: hide,
   } as GatewayCircuit;
 }
 
@@ -423,6 +459,8 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
  * not part of the public API.
  */
 export { RELOAD };
+/** The facade's file calls it on pagehide (hide); not part of the public API. */
+export const HIDE = Symbol.for("gatewaycircuit.hide");
 /** The facade's file hands it the calls the tag's file sent early (takeOver); not part of the public API. */
 export const TAKE_OVER = Symbol.for("gatewaycircuit.takeOver");
 

@@ -70,6 +70,7 @@ test("data attributes: defaults", () => {
     probe: true,
     idempotency: true,
     emptyTtl: false,
+    timeoutMs: 10_000,
   });
   assert.deepEqual(problems, []);
 });
@@ -82,6 +83,7 @@ test("the pre-ready reader follows Go's rules: the shared attribute vectors", ()
       maxTtlMs: String(options.maxTtlMs),
       tripStatuses: options.tripStatuses.join(","),
       staleMaxMs: String(options.staleMaxMs),
+      timeoutMs: String(options.timeoutMs),
     };
     for (const k of ["stale", "coalesce", "cooldown", "probe", "emptyTtl"] as const) {
       asText[k] = options[k] ? "on" : "off";

@@ -17,6 +17,7 @@ import {
   SETTINGS,
   type Setting,
   STALE_MAX_MS,
+  TIMEOUT_MS,
   TRIP_MIN_FAILURES,
   TRIP_STATUSES,
   TTL_MS,
@@ -32,6 +33,8 @@ export const DEFAULT_TTL_MS = /* @__PURE__ */ (() => Number(TTL_MS.def))();
 export const DEFAULT_MAX_TTL_MS = /* @__PURE__ */ (() => Number(MAX_TTL_MS.def))();
 export const DEFAULT_TRIP_STATUSES: readonly number[] = /* @__PURE__ */ (() => statusList(TRIP_STATUSES.def))();
 export const DEFAULT_STALE_MAX_MS = /* @__PURE__ */ (() => Number(STALE_MAX_MS.def))();
+/** internal/guard.DefaultTimeoutMs: ky's 10 s (the README says why). */
+export const DEFAULT_TIMEOUT_MS = /* @__PURE__ */ (() => Number(TIMEOUT_MS.def))();
 
 /** A whole number as Go's text.Int reads it (an optional sign, decimal digits, within int64), or null. */
 export function wholeNumber(s: string): bigint | null {
@@ -123,6 +126,8 @@ export interface ResolvedOptions {
   idempotency: boolean;
   /** Cache GETs that keep answering empty for longer (60 s after 3, 120 s after 5). Opt-in. */
   emptyTtl: boolean;
+  /** The deadline of an in-scope request, until its answer's headers (a call's own `timeout` overrides it). */
+  timeoutMs: number;
 }
 
 /** The data-* attributes of the script tag (a DOMStringMap). */
@@ -144,6 +149,7 @@ export type DataAttributes = Partial<
     | "tripWindowMs"
     | "tripMinFailures"
     | "halfOpenMs"
+    | "timeoutMs"
     | "load",
     string
   >
@@ -166,6 +172,7 @@ export function readOptions(
   const probe = on("probe");
   const idempotency = on("idempotency");
   const emptyTtl = on("emptyTtl");
+  const timeoutMs = Number(v.timeoutMs);
 
   const scope = resolveScope(data.scope, base);
   problems.push(...scope.problems);
@@ -197,6 +204,7 @@ export function readOptions(
       probe,
       idempotency,
       emptyTtl,
+      timeoutMs,
     },
     problems,
   };
@@ -244,6 +252,7 @@ export function readGoOptions(frame: string, o: ResolvedOptions): { options: Res
       probe: on("probe", o.probe),
       idempotency: v.idempotency ? v.idempotency !== "off" : o.idempotency,
       emptyTtl: on("emptyTtl", o.emptyTtl),
+      timeoutMs: num("timeoutMs", o.timeoutMs),
     },
     warnings,
   };

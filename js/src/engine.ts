@@ -64,13 +64,13 @@ export interface Engine {
   quiet(): number;
   /** An answer with this status (or Status.Opaque) to a plain GET on the quiet path changes nothing (guard.Uneventful): read from Go's memory without a call. */
   uneventful(status: number): boolean;
-  /** A ticket for a plain GET sent on the quiet path whose answer matters; 0 when none. */
-  adopt(url: string): number;
+  /** A ticket for a plain GET sent (at `sent`) on the quiet path whose answer matters; 0 when none. */
+  adopt(sent: number, url: string): number;
   /** null: the frame is too large to pass (the request is passed through untouched). */
   begin(now: number, method: string, url: string, headers: string): Answer | null;
   finish(now: number, ticket: number, status: number, retryAfter: string, cacheControl: string, finalUrl: string): Outcome;
-  /** The answer of a request sent before the wasm ran; true when the circuit changed. */
-  observe(now: number, method: string, url: string, status: number, retryAfter: string, finalUrl: string): boolean;
+  /** The answer (at `answered`) of a request sent (at `sent`) before the wasm ran; true when the circuit changed. */
+  observe(now: number, sent: number, answered: number, method: string, url: string, status: number, retryAfter: string, finalUrl: string): boolean;
   /** Keeps a body as the ticket's copy; returns its id (0: not kept). null: no copy was taken (Go lets the ticket go). */
   store(now: number, ticket: number, body: ArrayBuffer | null): number;
   /** Ids of stale copies to release. */
@@ -87,8 +87,8 @@ export interface Engine {
   reload(now: number): number;
   /** The 429 pauses, in their stored format (the Pauses frame; storage.ts readPauses). */
   pauses(): string;
-  /** Reports the latest unreported in-scope success, at its time. */
-  succeeded(at: number): void;
+  /** Reports the latest unreported in-scope success: when it was sent, and answered. */
+  succeeded(sent: number, answered: number): void;
   /** Logout: copies, pending keys and in-flight sharing are dropped (then read dropped()). */
   forget(now: number): void;
   until(): number;
@@ -215,7 +215,7 @@ export function bind(
       if (statuses.length === 0) mem();
       return statuses[status - Status.Opaque] === 1;
     },
-    adopt: (url) => ex.gc_adopt(put(writeRequest({ method: "GET", url, headers: "" }))),
+    adopt: (sent, url) => ex.gc_adopt(sent, put(writeRequest({ method: "GET", url, headers: "" }))),
     begin(now, method, url, headers) {
       let n: number;
       try {
@@ -241,8 +241,8 @@ export function bind(
         ...readFinishOut(out),
       };
     },
-    observe: (now, method, url, status, retryAfter, finalUrl) =>
-      (ex.gc_observe(now, status, put(writeObserve({ method, url, retryAfter, finalUrl }))) & Flag.Changed) !== 0,
+    observe: (now, sent, answered, method, url, status, retryAfter, finalUrl) =>
+      (ex.gc_observe(now, sent, answered, status, put(writeObserve({ method, url, retryAfter, finalUrl }))) & Flag.Changed) !== 0,
     store(now, ticket, body) {
       if (!body) return ex.gc_store(now, ticket, -1, -1);
       // A short body goes to Go whole: it decides whether it is "empty".
@@ -278,7 +278,7 @@ export function bind(
     read: (now) => ex.gc_read(now),
     reload: (now) => ex.gc_reload(now),
     pauses: () => text(ex.gc_pauses()),
-    succeeded: (at) => ex.gc_succeeded(at),
+    succeeded: (sent, answered) => ex.gc_succeeded(sent, answered),
     forget: (now) => ex.gc_forget(now),
     until: () => ex.gc_until(),
     status: () => ex.gc_status(),

@@ -6,7 +6,7 @@
 // engine's file (engine-file.ts) — together with the wasm, when the page
 // has loaded and is idle (data-load="eager": at once).
 
-import { RELOAD, TAKE_OVER, createGatewayCircuit, withoutQueries } from "./circuit.js";
+import { HIDE, RELOAD, TAKE_OVER, createGatewayCircuit, withoutQueries } from "./circuit.js";
 import { type DataAttributes, readOptions } from "./config.js";
 import type { EarlyCall } from "./early.js";
 import type { EngineFile } from "./engine-file.js";
@@ -42,6 +42,7 @@ if (tag && !g[Symbol.for("gatewaycircuit.facade")] && tag.early.api.status === "
       // A monotonic clock: a wall clock set back by an hour must not hold the circuit for an hour.
       now: () => Math.floor(performance.timeOrigin + performance.now()),
       changed: () => tellFrames(window),
+      loadedAt: Math.floor(performance.timeOrigin),
       start: (attributes) => {
         if (!wasmUrl) return Promise.reject(new Error("no wasm configured"));
         return (eager ? Promise.resolve() : afterLoad()).then(() => {
@@ -60,7 +61,7 @@ if (tag && !g[Symbol.for("gatewaycircuit.facade")] && tag.early.api.status === "
     },
     data,
   );
-  const internal = facade as unknown as { [RELOAD]: () => void; [TAKE_OVER]: (sent: EarlyCall[]) => void };
+  const internal = facade as unknown as { [RELOAD]: () => void; [TAKE_OVER]: (sent: EarlyCall[]) => void; [HIDE]: () => void };
   const { sent, clear, forget } = tag.early.adopt(facade)!;
   internal[TAKE_OVER](sent);
   if (clear) facade.clear();
@@ -73,6 +74,8 @@ if (tag && !g[Symbol.for("gatewaycircuit.facade")] && tag.early.api.status === "
   addEventListener("storage", (e) => {
     if (storedStateChanged(e, storage, [STORAGE_KEY, COOLDOWN_KEY])) internal[RELOAD]();
   });
+  // F5 while the gateway hangs: the next load must not send everything again.
+  addEventListener("pagehide", () => internal[HIDE]());
 }
 
 /** Adds the engine's file as an async script (with the tag's nonce and Trusted Types policy, for a strict CSP) and resolves once it ran. */

@@ -6,6 +6,7 @@
 import { Kind, Quiet } from "./abi.gen.js";
 import type { ResolvedOptions } from "./config.js";
 import type { Engine } from "./engine.js";
+import { initWithin } from "./deadline.js";
 import { Flight, FlightTable, type Joinable } from "./flights.js";
 import { sendMutation } from "./mutations.js";
 import { type Core, type Plan, quietAnswer, send, statusOf } from "./network.js";
@@ -15,7 +16,7 @@ import { inScope } from "./scope.js";
 import { parked } from "./wait.js";
 
 /** What the facade lends the Go path: its clock, its calls into Go, its counters. */
-export type Facade = Omit<Core, "copies" | "lastSuccess"> & {
+export type Facade = Omit<Core, "copies" | "lastSuccess" | "lastSuccessSent"> & {
   /** False once a call into Go failed (the facade fell back to the gate). */
   alive(): boolean;
   baseUrl(): string;
@@ -72,8 +73,11 @@ export function createGoPath(
     counts: facade.counts,
     idle: facade.idle,
     uneventful: facade.uneventful,
+    deadlines: facade.deadlines,
+    timeoutOf: facade.timeoutOf,
     copies: new Copies(),
     lastSuccess: 0,
+    lastSuccessSent: 0,
   };
   const { call, sync, now } = core;
   const { passThrough, local } = facade;
@@ -108,7 +112,7 @@ export function createGoPath(
         const key = a.flight ? `g${a.flight}` : `t${a.ticket}`;
         const flight = flights.open(key, () => call((e) => e.abort(a.ticket)), req.signal !== undefined);
         const p = flight.add(req.signal);
-        void send(core, flight, { ticket: a.ticket, input, init, req }).then(() => {
+        void send(core, flight, { ticket: a.ticket, sentAt: 0, input, init, req }).then(() => {
           flights.close(key, flight);
           release();
         });
@@ -151,7 +155,7 @@ export function createGoPath(
       core.counts.coalesced++;
       return local(shared.add(req.signal));
     }
-    const plan = { ticket: 0, input, init, req };
+    const plan = { ticket: 0, sentAt: 0, input, init, req };
     const own = coalesce ? key : `s${++solo}`;
     if (req.signal === undefined) return lead(own, plan);
     const flight = flights.open(own, () => plan.ticket && call((e) => e.abort(plan.ticket)));
@@ -181,9 +185,12 @@ export function createGoPath(
       return p;
     };
     core.counts.network++;
-    return nativeFetch(plan.input, plan.init).then(
+    plan.sentAt = now();
+    const deadline = (plan.deadline = core.deadlines.start(plan.sentAt, core.timeoutOf(plan.init)));
+    return nativeFetch(plan.input, deadline ? initWithin(plan.input, plan.init, deadline.signal) : plan.init).then(
       (res) => {
-        if (!quietAnswer(core, statusOf(res))) return handOver(Promise.resolve(res));
+        if (!quietAnswer(core, statusOf(res), plan.sentAt)) return handOver(Promise.resolve(res));
+        deadline?.end(true, now());
         end();
         entry.joiners?.resolve(res.clone());
         return res;

@@ -57,7 +57,7 @@ export async function sendMutation(
   const plain = () => {
     const flight = flights.open(`t${ticket}`, () => core.call((e) => e.abort(ticket)), req.signal !== undefined);
     const p = flight.add(req.signal);
-    void send(core, flight, { ticket, input, init, req }).then(() => {
+    void send(core, flight, { ticket, sentAt: 0, input, init, req }).then(() => {
       flights.close(`t${ticket}`, flight);
       release();
     });
@@ -99,7 +99,7 @@ export async function sendMutation(
   if (!given) headers.set("idempotency-key", sub.header); // the caller's own key is sent verbatim
   const flight = flights.open(key, () => core.call((e) => e.abort(ticket)), req.signal !== undefined);
   const p = flight.add(req.signal);
-  void send(core, flight, { ticket, input, init: initFor(input, init, { headers }), req }).then((res) => {
+  void send(core, flight, { ticket, sentAt: 0, input, init: initFor(input, init, { headers }), req }).then((res) => {
     flights.close(key, flight);
     // No answer: the effect may have happened; the next try keeps the key.
     core.call((e) => e.idemFinish(core.now(), sub.action, res ? statusOf(res) : 0));

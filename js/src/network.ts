@@ -4,6 +4,7 @@
 // decides nothing itself.
 
 import { Status } from "./abi.gen.js";
+import { type Deadline, type Deadlines, initWithin } from "./deadline.js";
 import type { Engine, Outcome } from "./engine.js";
 import type { Flight } from "./flights.js";
 import { type Described, initFor } from "./request.js";
@@ -28,17 +29,26 @@ export interface Core {
   copies: Copies;
   /** What the JS side carries out, counted where it happens. */
   counts: JsCounts;
-  /** When the latest in-scope success on the quiet path came (0: reported already). */
+  /** When the latest in-scope success on the quiet path was answered (0: reported already), and sent. */
   lastSuccess: number;
+  lastSuccessSent: number;
   /** Go still says no policy has anything to say (guard.Quiet): a read of its memory, no call. */
   idle(): boolean;
   /** Go says an answer with this status on the quiet path changes nothing (guard.Uneventful): a read of its memory, no call. */
   uneventful(status: number): boolean;
+  /** The in-scope requests in flight with a deadline. */
+  deadlines: Deadlines;
+  /** The deadline for a call with `init` (its own `timeout`, else the page's); 0: none. */
+  timeoutOf(init: RequestInit | undefined): number;
 }
 
 /** One request on its way: `ticket` is 0 on the quiet path until an answer that matters adopts one. */
 export interface Plan {
   ticket: number;
+  /** When it was sent (the fetch call): the trip rule asks what was in flight together. */
+  sentAt: number;
+  /** Its deadline, from when it was sent (null: none). */
+  deadline?: Deadline | null;
   input: RequestInfo | URL;
   init: RequestInit | undefined;
   req: Described;
@@ -51,22 +61,25 @@ export function statusOf(res: Response): number {
 
 /**
  * On the quiet path (no ticket), an answer that changes nothing (Go's table:
- * guard.Uneventful) is not reported: true when `st` is one, and it was dealt
- * with here. The time of the latest success is kept: the trip rule needs it
- * when a failure comes (a rate limiter is not an outage); an opaque answer
- * is none.
+ * guard.Uneventful) to a request sent at `sent` is not reported: true when
+ * `st` is one, and it was dealt with here. When the latest success was sent
+ * and answered is kept: the trip rule needs it when a failure comes (a
+ * success in flight together with the failure says a rate limiter, not an
+ * outage); an opaque answer is none.
  */
-export function quietAnswer(core: Core, st: number): boolean {
+export function quietAnswer(core: Core, st: number, sent: number): boolean {
   if (!core.uneventful(st)) return false;
   if (st === Status.Opaque) return true;
+  const answered = core.now();
   if (core.idle()) {
-    core.lastSuccess = core.now();
+    core.lastSuccess = answered;
+    core.lastSuccessSent = sent;
     return true;
   }
   // A failure of the same burst made Go speak meanwhile (it armed, say):
   // this success counts now, and may withdraw that trip at once.
   core.lastSuccess = 0;
-  core.call((e) => e.succeeded(core.now()));
+  core.call((e) => e.succeeded(sent, answered));
   core.sync(true);
   return true;
 }
@@ -83,16 +96,18 @@ export function send(core: Core, flight: Flight, plan: Plan, sent?: Promise<Resp
   const init = signal ? initFor(plan.input, plan.init, { signal }) : plan.init;
   let answer: Response | null = null;
 
-  const report = (res: Response | null): Outcome | null => {
-    const st = res ? statusOf(res) : Status.NoAnswer;
+  // A request past its deadline failed as a 504 would: the gateway did not answer in time.
+  const report = (res: Response | null, timedOut = false): Outcome | null => {
+    const st = res ? statusOf(res) : timedOut ? 504 : Status.NoAnswer;
     if (!plan.ticket) {
-      if (quietAnswer(core, st)) return null;
+      if (quietAnswer(core, st, plan.sentAt)) return null;
       if (core.lastSuccess) {
-        const at = core.lastSuccess;
+        const sent = core.lastSuccessSent;
+        const answered = core.lastSuccess;
         core.lastSuccess = 0;
-        core.call((e) => e.succeeded(at));
+        core.call((e) => e.succeeded(sent, answered));
       }
-      plan.ticket = core.call((e) => e.adopt(req.url)) ?? 0;
+      plan.ticket = core.call((e) => e.adopt(plan.sentAt, req.url)) ?? 0;
       if (!plan.ticket) return null;
     }
     const retryAfter = res && (st === 429 || st === 503) ? (res.headers.get("retry-after") ?? "") : "";
@@ -119,10 +134,14 @@ export function send(core: Core, flight: Flight, plan: Plan, sent?: Promise<Resp
         }
       }
       core.counts.network++;
-      sent = core.fetch(input, init);
+      plan.sentAt = core.now();
+      plan.deadline = core.deadlines.start(plan.sentAt, core.timeoutOf(plan.init), signal);
+      sent = core.fetch(input, plan.deadline ? initWithin(plan.input, plan.init, plan.deadline.signal) : init);
     }
+    const deadline = plan.deadline;
     return sent.then(
       (res) => {
+        deadline?.end(true, core.now());
         const out = report(res);
         if (out?.retry && !req.oneShotBody && !original && !signal?.aborted) {
           // A short Retry-After on a 429: wait (the flight's abort cancels), then once more.
@@ -151,11 +170,13 @@ export function send(core: Core, flight: Flight, plan: Plan, sent?: Promise<Resp
         return res;
       },
       (err: unknown) => {
+        deadline?.end(false, 0);
         // Abandoned by every caller: Go was told when the last one left.
         if (signal?.aborted) throw err;
-        const served = stale(report(null));
+        const timedOut = deadline?.timedOut ?? false;
+        const served = stale(report(null, timedOut));
         if (served) return served;
-        throw err;
+        throw timedOut ? deadline!.signal.reason : err; // (WebKit rejects with an AbortError, not the reason)
       },
     );
   };

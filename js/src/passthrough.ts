@@ -10,6 +10,7 @@ import {
   DEFAULT_MAX_TTL_MS,
   DEFAULT_STALE_MAX_MS,
   DEFAULT_TRIP_STATUSES,
+  DEFAULT_TIMEOUT_MS,
   DEFAULT_TTL_MS,
   type ResolvedOptions,
 } from "./config.js";
@@ -36,6 +37,7 @@ export function createPassthrough(reason: Error): GatewayCircuit {
     probe: false,
     idempotency: false,
     emptyTtl: false,
+    timeoutMs: DEFAULT_TIMEOUT_MS,
   });
   const fetchJSON = createFetchJSON(plainFetch);
   const facade = {

@@ -40,6 +40,7 @@ export const MAX_TTL_MS: Setting = { name: "maxTtlMs", def: "600000", kind: 0, c
 export const TRIP_STATUSES: Setting = { name: "tripStatuses", def: "502,503,504", kind: 2, capBy: "" };
 export const TRIP_WINDOW_MS: Setting = { name: "tripWindowMs", def: "3000", kind: 0, capBy: "" };
 export const TRIP_MIN_FAILURES: Setting = { name: "tripMinFailures", def: "1", kind: 1, capBy: "" };
+export const TRIP_BURST_MS: Setting = { name: "tripBurstMs", def: "250", kind: 0, capBy: "" };
 export const HALF_OPEN_MS: Setting = { name: "halfOpenMs", def: "", kind: 0, capBy: "maxTtlMs" };
 export const STALE: Setting = { name: "stale", def: "off", kind: 3, capBy: "" };
 export const STALE_MAX_MS: Setting = { name: "staleMaxMs", def: "3600000", kind: 0, capBy: "" };
@@ -49,9 +50,10 @@ export const COOLDOWN: Setting = { name: "cooldown", def: "on", kind: 3, capBy: 
 export const PROBE: Setting = { name: "probe", def: "on", kind: 3, capBy: "" };
 export const IDEMPOTENCY: Setting = { name: "idempotency", def: "on", kind: 5, capBy: "" };
 export const EMPTY_TTL: Setting = { name: "emptyTtl", def: "off", kind: 3, capBy: "" };
+export const TIMEOUT_MS: Setting = { name: "timeoutMs", def: "10000", kind: 0, capBy: "" };
 
 /** Every setting, in Go's order. */
-export const SETTINGS: readonly Setting[] = [TTL_MS, MAX_TTL_MS, TRIP_STATUSES, TRIP_WINDOW_MS, TRIP_MIN_FAILURES, HALF_OPEN_MS, STALE, STALE_MAX_MS, COALESCE, NEGATIVE_CACHE, COOLDOWN, PROBE, IDEMPOTENCY, EMPTY_TTL];
+export const SETTINGS: readonly Setting[] = [TTL_MS, MAX_TTL_MS, TRIP_STATUSES, TRIP_WINDOW_MS, TRIP_MIN_FAILURES, TRIP_BURST_MS, HALF_OPEN_MS, STALE, STALE_MAX_MS, COALESCE, NEGATIVE_CACHE, COOLDOWN, PROBE, IDEMPOTENCY, EMPTY_TTL, TIMEOUT_MS];
 
 /** The stored circuit (circuit.Restore): its key, the longest payload read, the strikes counted at most. */
 export const STORAGE_KEY = "gateway_circuit_v1";

@@ -3,6 +3,7 @@
 
 import { isGatewayError } from "./brand.js";
 import { GatewayHttpError } from "./errors.js";
+import type { GatewayRequestInit } from "./types.js";
 
 /**
  * Marks every answer the module made up: "open" (the circuit), "cooldown"
@@ -64,7 +65,7 @@ export function createRetry(tripStatuses: readonly number[], maxRetries = 3) {
 }
 
 /** queryFn's options: RequestInit, and whether an unmount aborts the request. */
-export interface QueryFnInit extends RequestInit {
+export interface QueryFnInit extends GatewayRequestInit {
   /**
    * Pass TanStack's AbortSignal to fetch. Default `false`, TanStack's own
    * default: a query whose component unmounts before the answer is not

@@ -86,13 +86,25 @@ export interface Metrics {
   decisions: number;
 }
 
+/** fetch's init, and the module's one option of its own. */
+export interface GatewayRequestInit extends RequestInit {
+  /**
+   * The deadline of an in-scope request, in ms until its answer's headers
+   * (default `data-timeout-ms`, 10 000), or `false` for none. Past it the
+   * request is aborted, the promise rejects with a `TimeoutError` (a
+   * DOMException, as fetch's for `AbortSignal.timeout`), and the circuit
+   * counts it as the gateway's 504.
+   */
+  timeout?: number | false;
+}
+
 export interface GatewayCircuit {
   /**
    * Same contract as fetch. While the circuit is armed, an in-scope request
    * resolves to a synthetic 503 (`X-Gateway-Circuit: open`, `Retry-After`,
    * JSON body `{error, httpStatus, until}`) without touching the network.
    */
-  fetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response>;
+  fetch(input: RequestInfo | URL, init?: GatewayRequestInit): Promise<Response>;
   /** The armed circuit, or null. An expired one is closed and removed. */
   read(): CircuitState | null;
   /** Arms the circuit; ttlMs defaults to data-ttl-ms and is capped at data-max-ttl-ms. */
@@ -129,7 +141,7 @@ export interface GatewayCircuit {
    * fetch + JSON for TanStack's queryFn; throws GatewayHttpError for non-2xx.
    * `T` is what the caller expects (like `res.json() as T`): nothing checks it.
    */
-  fetchJSON<T = unknown>(input: RequestInfo | URL, init?: RequestInit): Promise<T>;
+  fetchJSON<T = unknown>(input: RequestInfo | URL, init?: GatewayRequestInit): Promise<T>;
   /**
    * `queryFn: gatewayCircuit.queryFn<User>("/api/me")`: fetchJSON for TanStack.
    * It leaves TanStack's AbortSignal alone (an unmount does not abort, and

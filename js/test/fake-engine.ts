@@ -26,8 +26,8 @@ export class FakeEngine implements Engine {
   uneventful(status: number) {
     return status === Status.Opaque || (status >= 100 && status < 500 && status !== 429);
   }
-  adopt(url: string) {
-    this.calls.push(`adopt ${url}`);
+  adopt(sent: number, url: string) {
+    this.calls.push(`adopt ${url} sent ${sent}`);
     return this.nextTicket++;
   }
   begin(_now: number, method: string, url: string, headers: string): Answer {
@@ -52,7 +52,8 @@ export class FakeEngine implements Engine {
     this.calls.push(`finish ${ticket} ${status}`);
     return { changed: false, retry: false, wantBody: false, serve: false, waitMs: 0, copyId: 0, copyAgeMs: 0, copyStoredAtMs: 0, ...this.script.finish?.(ticket, status, finalUrl) };
   }
-  observe() {
+  observe(_now: number, sent: number, answered: number, method: string, url: string, status: number) {
+    this.calls.push(`observe ${method} ${url} ${status} ${sent}-${answered}`);
     return false;
   }
   store() {
@@ -72,7 +73,8 @@ export class FakeEngine implements Engine {
     this.calls.push(`abort ${ticket}`);
     return true;
   }
-  arm() {
+  arm(_now: number, status: number, ttlMs: number) {
+    this.calls.push(`arm ${status} ${ttlMs}`);
     return 0;
   }
   clear() {
@@ -87,8 +89,8 @@ export class FakeEngine implements Engine {
   pauses() {
     return this.script.pauses ?? "";
   }
-  succeeded(at: number) {
-    this.calls.push(`succeeded ${at}`);
+  succeeded(sent: number, answered: number) {
+    this.calls.push(`succeeded ${sent}-${answered}`);
   }
   forget() {
     this.calls.push("forget");

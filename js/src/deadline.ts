@@ -1,0 +1,149 @@
+// The deadline of an in-scope request (data-timeout-ms, default 10 s as
+// ky's; a call's own `timeout` option, as ky names it, overrides it). A
+// request the gateway has not answered by then (its response's headers) is
+// aborted, its callers' promise rejects with a TimeoutError — what fetch
+// gives for AbortSignal.timeout — and Go is told it failed as a 504 would
+// (the trip rule). A body still streaming has no deadline.
+//
+// The requests in flight are also the page's last word: when the page goes
+// away (F5) while the gateway hangs, `hanging` says so, and the facade arms
+// the circuit for one deadline, so the next load does not send everything
+// again into the hang.
+
+import { abortReason, initFor } from "./request.js";
+import type { GatewayRequestInit } from "./types.js";
+
+/** setTimeout's longest delay; a longer deadline is this. */
+const MAX_DELAY_MS = 2 ** 31 - 1;
+
+/** A request unanswered this long when the page goes away counts as hanging: about where a person reaches for F5. */
+export const HANG_NOTICE_MS = 1000;
+
+/** The deadline for a call: its own `timeout` option, else `fallback` (the page's). 0: none. */
+export function timeoutOf(init: RequestInit | undefined, fallback: number): number {
+  const own = (init as GatewayRequestInit | undefined)?.timeout;
+  if (own === false) return 0;
+  const ms = typeof own === "number" && own > 0 ? own : fallback;
+  return Math.min(Math.ceil(ms), MAX_DELAY_MS);
+}
+
+/** What the callers of a request past its deadline get, as fetch's own for AbortSignal.timeout. */
+export function timeoutError(ms: number): DOMException {
+  return new DOMException(`gatewayCircuit: no answer from the gateway within ${ms} ms`, "TimeoutError");
+}
+
+/** One request's deadline: its signal aborts at the deadline, or when the signal it follows does. */
+export class Deadline {
+  timedOut = false;
+  readonly signal: AbortSignal;
+  private readonly ctl = new AbortController();
+  private readonly timer: ReturnType<typeof setTimeout>;
+
+  constructor(
+    private readonly owner: Deadlines,
+    readonly sentAt: number,
+    readonly ms: number,
+    follow: AbortSignal | undefined,
+  ) {
+    this.timer = setTimeout(() => {
+      this.timedOut = true;
+      this.ctl.abort(timeoutError(ms));
+    }, ms);
+    this.signal = follow ? either(follow, this.ctl.signal) : this.ctl.signal;
+  }
+
+  /**
+   * The request settled, at `at`: with a response (the gateway answered) or
+   * without. The signal it follows still aborts the body's download.
+   */
+  end(answered: boolean, at: number): void {
+    clearTimeout(this.timer);
+    this.owner.settled(this, answered, at);
+  }
+
+  /** `p`, or the TimeoutError at the deadline, whichever comes first (for a request sent without this signal). */
+  race<T>(p: Promise<T>): Promise<T> {
+    const expired = new Promise<never>((_, reject) => this.signal.addEventListener("abort", () => reject(this.signal.reason), { once: true }));
+    expired.catch(noop);
+    return Promise.race([p, expired]);
+  }
+}
+
+/**
+ * A signal that aborts when `a` or `b` does, with its reason. It follows `a`
+ * for as long as the response's body streams (an abort then stops the
+ * download), as the flights' callers do (flights.ts). Not AbortSignal.any:
+ * WebKitGTK 2.50's does not follow an AbortSignal.timeout.
+ */
+function either(a: AbortSignal, b: AbortSignal): AbortSignal {
+  const ctl = new AbortController();
+  for (const s of [a, b]) {
+    if (s.aborted) ctl.abort(abortReason(s));
+    else s.addEventListener("abort", () => ctl.abort(abortReason(s)), { once: true });
+  }
+  return ctl.signal;
+}
+
+/**
+ * `init` with `signal` (the deadline's) in it. An init fetch rejects by
+ * itself (a number, say) is left as it is: fetch then rejects it as it
+ * would, and no deadline is needed.
+ */
+export function initWithin(input: RequestInfo | URL, init: RequestInit | undefined, signal: AbortSignal): RequestInit | undefined {
+  if (init !== undefined && init !== null && typeof init !== "object" && typeof init !== "function") return init;
+  return initFor(input, init, { signal });
+}
+
+/** `p` (a request sent with d's signal, or raced against it) settled through d: d ends; a rejection past the deadline is its TimeoutError. */
+export function within<T>(p: Promise<T>, d: Deadline, now: () => number): Promise<T> {
+  return p.then(
+    (res) => {
+      d.end(true, now());
+      return res;
+    },
+    (err: unknown) => {
+      d.end(false, 0);
+      throw d.timedOut ? d.signal.reason : err; // (WebKit rejects with an AbortError, not the reason)
+    },
+  );
+}
+
+/** The in-scope requests in flight with a deadline. */
+export class Deadlines {
+  private readonly pending = new Set<Deadline>();
+  /** When the gateway last answered an in-scope request (any response). */
+  private lastAnswer = 0;
+
+  /** A deadline of `ms` for a request sent at `sentAt`, following `signal`; null when ms is 0 (none). */
+  start(sentAt: number, ms: number, signal?: AbortSignal): Deadline | null {
+    if (ms <= 0) return null;
+    const d = new Deadline(this, sentAt, ms, signal);
+    this.pending.add(d);
+    return d;
+  }
+
+  settled(d: Deadline, answered: boolean, at: number): void {
+    this.pending.delete(d);
+    if (answered && at > this.lastAnswer) this.lastAnswer = at;
+  }
+
+  /**
+   * Whether the gateway hangs, as the page goes away at `now`: a request is
+   * unanswered for HANG_NOTICE_MS or more, and nothing was answered since it
+   * was sent (a slow endpoint among answering ones is not a hang). Requests
+   * whose caller gave them a deadline longer than `usualMs` (the page's: a
+   * long poll, an export) are expected to wait, and say nothing.
+   */
+  hanging(now: number, usualMs: number): boolean {
+    for (const d of this.pending) {
+      if (d.ms <= usualMs && now - d.sentAt >= HANG_NOTICE_MS && d.sentAt >= this.lastAnswer) return true;
+    }
+    return false;
+  }
+
+  get size(): number {
+    return this.pending.size;
+  }
+}
+
+const noop = () => {};
