@@ -15,6 +15,8 @@ export interface Script {
 
 export class FakeEngine implements Engine {
   readonly calls: string[] = [];
+  /** What observe() was told: answers given before Go ran, and when. */
+  readonly observed: { now: number; status: number }[] = [];
   private nextTicket = 1;
   exited = new Promise<void>(() => {});
   constructor(public script: Script = {}) {}
@@ -52,7 +54,8 @@ export class FakeEngine implements Engine {
     this.calls.push(`finish ${ticket} ${status}`);
     return { changed: false, retry: false, wantBody: false, serve: false, waitMs: 0, copyId: 0, copyAgeMs: 0, copyStoredAtMs: 0, ...this.script.finish?.(ticket, status, finalUrl) };
   }
-  observe() {
+  observe(now: number, _method: string, _url: string, status: number) {
+    this.observed.push({ now, status });
     return false;
   }
   store() {
