@@ -14,7 +14,7 @@
 //
 // The page's API for the test: settled() resolves once every card has
 // settled; counts() says how many are in success, error and pending;
-// overlay() whether the outage screen shows; tryAgain() is its button;
+// overlayShown() whether the outage screen shows; tryAgain() is its button;
 // refetchOne() fetches card 0 again; mutate() posts once.
 
 /** The bundle the page loads as window.Lib: query-core and the package's ESM entry (js/src). */
@@ -76,8 +76,8 @@ ${tag}
   const observers = Array.from({ length: ${n} }, (_, i) =>
     new Lib.QueryObserver(client, { queryKey: ["item", i], queryFn: queryFn("/api/items/" + i) }));
   for (const o of observers) o.subscribe(() => {});
-  const overlay = document.getElementById("overlay");
-  setInterval(() => (overlay.hidden = !outage()), 50);
+  const screen = document.getElementById("overlay");
+  setInterval(() => (screen.hidden = !outage()), 50);
   const results = () => observers.map((o) => o.getCurrentResult());
   window.counts = () => {
     const r = results();
@@ -89,7 +89,7 @@ ${tag}
     const check = () => results().every((r) => r.status !== "pending" && r.fetchStatus === "idle") ? resolve(window.counts()) : setTimeout(check, 50);
     check();
   });
-  window.overlay = () => outage();
+  window.overlayShown = () => new Promise((r) => setTimeout(() => r(!screen.hidden), 100));
   window.tryAgain = async () => { await tryAgain(); return window.settled(); };
   window.refetchOne = () => observers[0].refetch().then(() => window.counts());
   window.mutate = () => ${variant === "module" ? "gatewayCircuit.fetch" : "fetch"}("/api/orders", { method: "POST", body: "{}" }).then((r) => r.status, () => 0);

@@ -11,6 +11,7 @@
 import { isGatewayError } from "./brand.js";
 import { DEFAULT_TRIP_STATUSES } from "./config.js";
 import { report } from "./state.js";
+import type { GatewayHttpError } from "./errors.js";
 import type { Blocking, GatewayCircuit } from "./types.js";
 
 /** What this needs of a TanStack Query (`@tanstack/query-core`'s Query). */
@@ -56,7 +57,7 @@ export interface QueryClientConnection {
  * 502, 503 or 504 from the network (also without the module: a missing
  * file or fallback leaves the outage screen working).
  */
-export function isOutageError(e: unknown, tripStatuses: readonly number[] = DEFAULT_TRIP_STATUSES): boolean {
+export function isOutageError(e: unknown, tripStatuses: readonly number[] = DEFAULT_TRIP_STATUSES): e is GatewayHttpError {
   if (!isGatewayError(e) || typeof e.httpStatus !== "number") return false;
   return e.circuitOpen ? e.reason === "open" : tripStatuses.includes(e.status);
 }
@@ -105,7 +106,7 @@ export function connectQueryClient(client: QueryClientLike, circuit: Pick<Gatewa
     const b = circuit.blocking();
     const errors = cache.findAll().filter(failed).map((q) => q.state.error);
     const pause = b.pauses[0];
-    const outageError = errors.find((e) => isOutageError(e)) as { httpStatus: number } | undefined;
+    const outageError = errors.find((e) => isOutageError(e));
     const httpStatus = b.circuit?.httpStatus ?? outageError?.httpStatus ?? (pause ? 429 : 0);
     if (httpStatus === 0 && !b.halfOpen) return null;
     return { httpStatus, until: b.circuit?.until ?? pause?.until ?? null, halfOpen: b.halfOpen, failedQueries: errors.length };
