@@ -85,7 +85,12 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
   let status: ModuleStatus = "loading";
   let lastError: Error | null = null;
   let options = freeze(o);
-  const retry = createRetry(o.tripStatuses, 3, blocking);
+  const retry = createRetry(o.tripStatuses, 3, {
+    blocking,
+    get status() {
+      return status;
+    },
+  });
   const retryDelay = createRetryDelay(blocking, now);
   let warnedHold = false;
 

@@ -67,7 +67,12 @@ export const gatewayCircuit: GatewayCircuit = {
   diagnostics: () => live().diagnostics(),
   fetchJSON,
   queryFn: createQueryFn(fetchJSON),
-  retry: createRetry(DEFAULT_TRIP_STATUSES, 3, blocking),
+  retry: createRetry(DEFAULT_TRIP_STATUSES, 3, {
+    blocking,
+    get status() {
+      return live().status;
+    },
+  }),
   retryDelay: createRetryDelay(blocking),
   // The guards read a registered-symbol brand: the same in every bundle.
   isGatewayError,

@@ -63,7 +63,7 @@ export function createPassthrough(reason: Error): GatewayCircuit {
     fetchJSON,
     queryFn: createQueryFn(fetchJSON),
     // Nothing blocks: a 502/503/504 is retried with backoff, as TanStack would.
-    retry: createRetry(DEFAULT_TRIP_STATUSES, 3, nothing),
+    retry: createRetry(DEFAULT_TRIP_STATUSES, 3, { blocking: nothing, status: "fallback" }),
     retryDelay: createRetryDelay(nothing),
     isGatewayError,
     isCircuitOpenError,

@@ -61,9 +61,10 @@ test("fetchJSON parses 2xx and throws for the rest", async () => {
 const err = (status: number, more: { circuitOpen?: boolean; httpStatus?: number; retryAfterMs?: number; reason?: "cooldown" } = {}) =>
   new GatewayHttpError({ status, httpStatus: more.httpStatus ?? status, circuitOpen: more.circuitOpen ?? false, until: null, url: "http://x/api/a", ...more });
 const closed = (): Blocking => ({ circuit: null, halfOpen: false, pauses: [] });
+const ready = (blocking: () => Blocking, status: "loading" | "ready" | "fallback" = "ready") => ({ blocking, status });
 
 test("retry: never a local answer, another 4xx, or past the bound; a 5xx, 408, 429 and network errors up to 3 times", () => {
-  const retry = createRetry([502, 503, 504], 3, closed);
+  const retry = createRetry([502, 503, 504], 3, ready(closed));
   assert.equal(retry(0, err(503, { circuitOpen: true, httpStatus: 502 })), false, "the circuit's answer");
   assert.equal(retry(0, err(503, { circuitOpen: true, httpStatus: 429, reason: "cooldown" })), false, "a pause's answer");
   assert.equal(retry(0, err(404)), false);
@@ -75,22 +76,25 @@ test("retry: never a local answer, another 4xx, or past the bound; a 5xx, 408, 4
   assert.equal(retry(2, err(500)), true);
   assert.equal(retry(3, err(500)), false);
   assert.equal(retry(1, new TypeError("Failed to fetch")), true);
-  assert.equal(createRetry([502, 503, 504], 1, closed)(1, err(500)), false, "maxRetries bounds it");
+  assert.equal(createRetry([502, 503, 504], 1, ready(closed))(1, err(500)), false, "maxRetries bounds it");
 });
 
 test("retry: nothing while the circuit is armed or half-open (the retry would go to a gateway held as down)", () => {
-  const armed = createRetry([502, 503, 504], 3, () => ({ ...closed(), circuit: { until: Date.now() + 1000, httpStatus: 502 } }));
+  const armed = createRetry([502, 503, 504], 3, ready(() => ({ ...closed(), circuit: { until: Date.now() + 1000, httpStatus: 502 } })));
   assert.equal(armed(0, err(502)), false);
   assert.equal(armed(0, err(500)), false);
   assert.equal(armed(0, new TypeError("Failed to fetch")), false);
-  const halfOpen = createRetry([502, 503, 504], 3, () => ({ ...closed(), halfOpen: true }));
+  const halfOpen = createRetry([502, 503, 504], 3, ready(() => ({ ...closed(), halfOpen: true })));
   assert.equal(halfOpen(0, err(503)), false);
 });
 
-test("retry without the circuit's view (the tag's stand-in) does not retry a trip status", () => {
-  const retry = createRetry([502, 503, 504]);
-  assert.equal(retry(0, err(502)), false);
-  assert.equal(retry(0, err(500)), true);
+test("a trip status waits for Go's judgement: not retried before Go runs (or without the circuit's view), retried in fallback", () => {
+  for (const retry of [createRetry([502, 503, 504]), createRetry([502, 503, 504], 3, ready(closed, "loading"))]) {
+    assert.equal(retry(0, err(502)), false);
+    assert.equal(retry(0, err(500)), true);
+    assert.equal(retry(0, err(429, { retryAfterMs: 1000 })), true, "a 429 is not Go's to judge as an outage");
+  }
+  assert.equal(createRetry([502, 503, 504], 3, ready(closed, "fallback"))(0, err(502)), true, "nothing will judge it: as TanStack would");
 });
 
 test("retryDelay: the server's Retry-After, the module's pause for that service, else TanStack's backoff", async () => {

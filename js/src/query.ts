@@ -3,7 +3,7 @@
 
 import { isGatewayError } from "./brand.js";
 import { GatewayHttpError } from "./errors.js";
-import type { Blocking } from "./types.js";
+import type { Blocking, GatewayCircuit } from "./types.js";
 
 /**
  * Marks every answer the module made up: "open" (the circuit), "cooldown"
@@ -59,21 +59,26 @@ export function createFetchJSON(fetchFn: typeof fetch): FetchJSON {
 /** TanStack's longest wait between retries; a server asking for more is not retried. */
 export const MAX_RETRY_DELAY_MS = 30_000;
 
+/** What the retry rule asks of the circuit: what blocks now, and whether Go runs (and so judged the answer). */
+export type RetryView = Pick<GatewayCircuit, "blocking" | "status">;
+
 /**
  * TanStack's `retry` option. It retries what another try can fix: a network
- * error, a 5xx the circuit did not take for an outage (a rate limiter's 503
- * among successes), a 408 and a 429 (after its Retry-After, see
- * createRetryDelay), up to `maxRetries` times (TanStack's default, 3). It
+ * error, a 500, a 408, a 429 (after its Retry-After, see createRetryDelay),
+ * and a 502/503/504 the circuit judged not an outage (a rate limiter's 503
+ * among successes), up to `maxRetries` times (TanStack's default, 3). It
  * never retries an answer the module made up (open circuit, 429 pause,
  * negative cache: the network was not asked), anything while the circuit is
  * armed or half-open (the retry would go to a gateway it holds as down), a
  * wait the server asked for beyond 30 s, another 4xx, or a refused mutation.
  *
- * `blocking` is the circuit's view. Without it (the tag's stand-in, before
- * the facade runs) an outage cannot be told from a rate limiter, so a
- * trip status is not retried.
+ * A trip status is judged by Go: while it has not run yet (status
+ * "loading", or no `circuit`: the tag's stand-in) the answer waits for its
+ * judgement instead of a retry — connectQueryClient fetches the query again
+ * if Go does not take it for an outage. In "fallback" nothing will judge it,
+ * and it is retried as TanStack would.
  */
-export function createRetry(tripStatuses: readonly number[], maxRetries = 3, blocking?: () => Blocking) {
+export function createRetry(tripStatuses: readonly number[], maxRetries = 3, circuit?: RetryView) {
   return (failureCount: number, error: unknown): boolean => {
     if (failureCount >= maxRetries) return false;
     if (isGatewayError(error)) {
@@ -82,10 +87,10 @@ export function createRetry(tripStatuses: readonly number[], maxRetries = 3, blo
       const s = error.status;
       if (s >= 400 && s < 500 && s !== 408 && s !== 429) return false;
       if ((error.retryAfterMs ?? 0) > MAX_RETRY_DELAY_MS) return false;
-      if (!blocking && tripStatuses.includes(s)) return false;
+      if (tripStatuses.includes(s) && (!circuit || circuit.status === "loading")) return false;
     }
-    if (!blocking) return true;
-    const b = blocking();
+    if (!circuit) return true;
+    const b = circuit.blocking();
     return b.circuit === null && !b.halfOpen;
   };
 }

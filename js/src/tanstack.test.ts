@@ -20,6 +20,8 @@ function standInCircuit(ttl = 60_000) {
   const g = { up: false, requests: 0 };
   const publish = () => mirror.set(state, halfOpen);
   const circuit = {
+    status: "ready" as const,
+    ready: Promise.resolve(),
     subscribe: mirror.subscribe.bind(mirror),
     blocking: () => mirror.blocking(),
     clear() {
@@ -53,7 +55,7 @@ function standInCircuit(ttl = 60_000) {
 /** n queries mounted, with the module's retry and retryDelay; resolves once each settled. */
 async function page(circuit: ReturnType<typeof standInCircuit>["circuit"], n: number) {
   const client = new QueryClient({
-    defaultOptions: { queries: { retry: createRetry([502, 503, 504], 3, circuit.blocking), retryDelay: createRetryDelay(circuit.blocking) } },
+    defaultOptions: { queries: { retry: createRetry([502, 503, 504], 3, circuit), retryDelay: createRetryDelay(circuit.blocking) } },
   });
   const queryFn = createQueryFn(createFetchJSON(circuit.fetch as typeof fetch));
   const observers = Array.from({ length: n }, (_, i) => new QueryObserver(client, { queryKey: ["q", i], queryFn: queryFn(`/api/${i}`) }));
@@ -116,7 +118,7 @@ test("without the module (a missing file, fallback) a 502 still reads as an outa
   const nothing = () => ({ circuit: null, halfOpen: false, pauses: [] });
   const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
   const fetchFn = (async () => new Response("bad gateway", { status: 502 })) as typeof fetch;
-  const connection = connectQueryClient(client, { subscribe: () => () => {}, blocking: nothing, clear() {} });
+  const connection = connectQueryClient(client, { subscribe: () => () => {}, blocking: nothing, clear() {}, ready: Promise.reject(new Error("no wasm")) });
   const observer = new QueryObserver(client, { queryKey: ["me"], queryFn: createQueryFn(createFetchJSON(fetchFn))("/api/me") });
   const stop = observer.subscribe(() => {});
   await settled([observer]);
@@ -132,4 +134,33 @@ test("isOutageError: the circuit's answer and a 502/503/504; not a pause, a 500 
     [e(503, true, "open"), e(502), e(503), e(504), e(503, true, "cooldown"), e(500), e(404), new TypeError("x")].map((x) => isOutageError(x)),
     [true, true, true, true, false, false, false, false],
   );
+});
+
+test("a 503 answered before Go runs waits for its judgement: no retry; Go leaves the circuit closed, so the queries are fetched again", async () => {
+  let goRuns!: () => void;
+  const circuit = {
+    status: "loading" as "loading" | "ready",
+    ready: new Promise<void>((r) => (goRuns = r)),
+    subscribe: () => () => {},
+    blocking: () => ({ circuit: null, halfOpen: false, pauses: [] }),
+    clear() {},
+  };
+  let requests = 0;
+  let limited = 2; // a rate limiter refuses the first two
+  const fetchFn = (async () => (requests++, limited-- > 0 ? new Response("busy", { status: 503 }) : Response.json({ ok: 1 }))) as typeof fetch;
+  const client = new QueryClient({ defaultOptions: { queries: { retry: createRetry([502, 503, 504], 3, circuit) } } });
+  const connection = connectQueryClient(client, circuit);
+  const queryFn = createQueryFn(createFetchJSON(fetchFn));
+  const observers = [0, 1, 2].map((i) => new QueryObserver(client, { queryKey: ["l", i], queryFn: queryFn(`/api/${i}`) }));
+  const stops = observers.map((o) => o.subscribe(() => {}));
+  await settled(observers);
+  assert.deepEqual(statuses(observers).sort(), ["error", "error", "success"]);
+  assert.equal(requests, 3, "not retried before Go judged them");
+  circuit.status = "ready";
+  goRuns();
+  for (let i = 0; i < 200 && statuses(observers).some((s) => s !== "success"); i++) await new Promise((r) => setTimeout(r, 2));
+  assert.deepEqual(statuses(observers), ["success", "success", "success"]);
+  assert.equal(requests, 5);
+  connection.disconnect();
+  stops.forEach((s) => s());
 });

@@ -71,7 +71,10 @@ function failedByGateway(e: unknown): boolean {
  * Connects `client` to `circuit` (see the file's header). Call it once, where
  * the QueryClient is made; `disconnect()` undoes it.
  */
-export function connectQueryClient(client: QueryClientLike, circuit: Pick<GatewayCircuit, "subscribe" | "blocking" | "clear">): QueryClientConnection {
+export function connectQueryClient(
+  client: QueryClientLike,
+  circuit: Pick<GatewayCircuit, "subscribe" | "blocking" | "clear" | "ready">,
+): QueryClientConnection {
   const cache = client.getQueryCache();
   const failed = (q: QueryLike) => q.isActive() && q.state.status === "error" && q.state.fetchStatus === "idle" && failedByGateway(q.state.error);
   const blocks = (b: Blocking) => b.circuit !== null || b.pauses.length > 0;
@@ -130,6 +133,15 @@ export function connectQueryClient(client: QueryClientLike, circuit: Pick<Gatewa
     for (const l of [...listeners]) call(l, o);
   }
 
+  // A 502/503/504 answered before Go ran was not retried but left to Go's
+  // judgement (see createRetry): once Go has learnt the early answers (in the
+  // microtasks right after ready), a circuit it left closed means no outage.
+  let connected = true;
+  circuit.ready.then(
+    () => setTimeout(() => connected && !blocks(circuit.blocking()) && void recover()),
+    () => {},
+  );
+
   const stops = [circuit.subscribe(onCircuit), cache.subscribe(notify)];
   return {
     outage,
@@ -143,6 +155,7 @@ export function connectQueryClient(client: QueryClientLike, circuit: Pick<Gatewa
       return recover();
     },
     disconnect() {
+      connected = false;
       for (const stop of stops.splice(0)) stop();
       listeners.clear();
     },
