@@ -1,9 +1,11 @@
 // The TanStack Query client, connected to the circuit: queries that failed
 // because of the gateway are fetched again by themselves when the circuit
-// closes or turns half-open (its TTL, a probe's success, clear()), one first
-// and the rest only if it succeeds; and the overlay's question — is the
-// gateway down? — answered from the circuit and from the queries' errors, so
-// it is answered even when the module's files did not load.
+// closes or turns half-open (its TTL, a probe's success, clear()) — and when
+// Go, once it runs, leaves closed a circuit whose early 502/503/504 the retry
+// rule left to its judgement — one first and the rest only if it succeeds;
+// and the overlay's question — is the gateway down? — answered from the
+// circuit and from the queries' errors, so it is answered even when the
+// module's files did not load.
 //
 // Written against the shapes of TanStack's QueryClient and Query, not its
 // code: the package depends on nothing at run time.
@@ -28,7 +30,7 @@ export interface QueryClientLike {
 
 /** What the overlay shows; null when nothing is wrong. */
 export interface Outage {
-  /** The gateway's failure: the armed circuit's status, else the status of a failed query (502, 503, 504), else 429 for a pause. */
+  /** The gateway's failure: the armed circuit's status, else the status of a failed query (502, 503, 504), else 429 for a pause; 0 when only half-open. */
   readonly httpStatus: number;
   /** When the circuit closes or the pause ends (epoch ms); null when known only from a query's error. */
   readonly until: number | null;
