@@ -450,6 +450,7 @@ test("before Go runs, a circuit whose TTL is over reads as half-open, as Go read
   assert.equal(gc.read(), null);
   assert.equal(gc.blocking().halfOpen, true);
   assert.ok(storage.getItem("gateway_circuit_v1"), "kept: the next request is the one probe");
+});
 
 test("an answer given before Go runs is handed to Go with the time it came, not the time Go started", async () => {
   let t = 1_000;
