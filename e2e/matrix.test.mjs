@@ -30,12 +30,7 @@ const root = new URL("..", import.meta.url).pathname;
 
 /** Rows that fail until another change is merged: row id → why. */
 const PENDING = new Map([
-  ["limit429", "standin: a 429 the tag's stand-in sent reaches Go with the time the facade took it over, not the time it came, so its pause outlasts Retry-After and answers the app's retry"],
   ["after-success", "trip: a 502 0.3 s after a success does not arm (that success counts though it ended before the 502 was sent), so the first F5 sends every query"],
-  ["slow-start", "standin: a 502 answered before Go runs arms nothing until Go runs"],
-  ["facade-404", "standin: with the facade's file missing, the stored circuit is not honoured"],
-  ["trusted-types", "standin: under Trusted Types the tag's file throws and in-scope POSTs never settle"],
-  ["hang", "boundary: no deadline yet, so F5 during a hang sends every load's queries"],
 ]);
 
 /** What the page server does besides serving the page (set per row). */
