@@ -30,6 +30,7 @@ const root = new URL("..", import.meta.url).pathname;
 
 /** Rows that fail until another change is merged: row id → why. */
 const PENDING = new Map([
+  ["limit429", "standin: a 429 answered before the facade ran reaches Go with the time the facade took the call over (EarlyCall has no answer time), so its pause outlasts Retry-After and answers the app's retry"],
   ["after-success", "trip: a 502 0.3 s after a success does not arm (that success counts though it ended before the 502 was sent), so the first F5 sends every query"],
 ]);
 
@@ -145,7 +146,9 @@ const ROWS = [
     id: "hang",
     what: "gateway hangs (nginx 504 after 2 s), F5 every 1 s ×5",
     nginx: { scenario: "hang", readTimeoutS: 2 },
-    baseline: "breaker",
+    // Not the breaker: how many of its requests a reload cancels before they
+    // leave the browser is timing, not policy.
+    baseline: "defaults",
     run: async (s) => {
       await s.load();
       for (let i = 0; i < 5; i++) {
