@@ -158,7 +158,7 @@ describe("twin Next.js portals in Chromium", () => {
     await user.context.close();
   });
 
-  test("dismiss = gatewayCircuit.clear(): the overlay closes and the queries reach the gateway again", async () => {
+  test("dismiss = tryAgain(): the overlay closes, one query probes, then every failed query reaches the gateway again", async () => {
     const { page, problems, context } = await armedTab("admin");
     await gw.setMode({ status: 200 });
     await gw.reset();

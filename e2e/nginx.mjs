@@ -15,7 +15,8 @@
 //             proxy_read_timeout (readTimeoutS, default 1 s)
 //   limit503  limit_req in front of the upstream, as configured by default:
 //             the excess of a burst gets 503, without Retry-After
-//   limit429  the same with limit_req_status 429 (still no Retry-After)
+//   limit429  the same with limit_req_status 429 (no Retry-After; with
+//             retryAfterS, the README's map adds Retry-After to the 429s)
 //   flaky     a healthy upstream that answers a seeded 10% (failRate) of the
 //             requests with 500
 //
@@ -50,6 +51,7 @@ const CONTROL = "/__nginx/";
  *   apiPrefix?: string,          // "/api/"
  *   readTimeoutS?: number,       // hang: proxy_read_timeout, 1
  *   limit?: {rate?: string, burst?: number}, // limit*: "10r/s", burst 5 (nodelay)
+ *   retryAfterS?: number,        // limit429: Retry-After on the 429s (the README's nginx block)
  *   failRate?: number, seed?: number,        // flaky: 0.1, 1
  *   nginx?: string,              // the binary, $NGINX or /usr/sbin/nginx
  * }} options
@@ -146,7 +148,7 @@ async function apiUpstream(o, upstreams) {
 }
 
 /** The generated nginx.conf. */
-export function config({ scenario, dir, port, api, upstreamUrl, apiPrefix = "/api/", readTimeoutS = 1, limit = {} }) {
+export function config({ scenario, dir, port, api, upstreamUrl, apiPrefix = "/api/", readTimeoutS = 1, limit = {}, retryAfterS }) {
   const rate = limit.rate ?? "10r/s";
   const burst = limit.burst ?? 5;
   const limited = scenario === "limit503" || scenario === "limit429";
@@ -167,6 +169,7 @@ http {
   ${tmp("scgi")}
   map $http_upgrade $connection_upgrade { default upgrade; "" ""; }
   ${limited ? `limit_req_zone $binary_remote_addr zone=api:1m rate=${rate};` : ""}
+  ${retryAfterS ? `map $status $retry_after { 429 ${retryAfterS}; default ""; }` : ""}
   server {
     listen 127.0.0.1:${port};
     server_name localhost;
@@ -184,6 +187,7 @@ http {
     location ${apiPrefix} {
       ${limited ? `limit_req zone=api burst=${burst} nodelay;` : ""}
       ${scenario === "limit429" ? "limit_req_status 429;" : ""}
+      ${scenario === "limit429" && retryAfterS ? "add_header Retry-After $retry_after always;" : ""}
       ${scenario === "hang" ? `proxy_read_timeout ${readTimeoutS}s;` : ""}
       proxy_pass ${api};
     }

@@ -548,3 +548,31 @@ test("F5 while the gateway hangs: the page arms the circuit for one deadline; no
   assert.ok(!polling.engine.calls.some((c) => c.startsWith("arm")), polling.engine.calls.join(", "));
   for (const s of [...sent, ...other.sent, ...polling.sent]) s.answer(new Response("late"));
 });
+
+test("an answer given before Go runs is handed to Go with the time it came, not the time Go started", async () => {
+  let t = 1_000;
+  const engine = new FakeEngine({});
+  const { fetchFn, sent } = recordingFetch();
+  const { options } = readOptions({ wasm: "/m.wasm", scope: "/api/" }, base);
+  let start!: () => void;
+  const started = new Promise<void>((r) => (start = r));
+  const gc = createGatewayCircuit(options, {
+    fetch: fetchFn,
+    storage: null,
+    baseUrl: () => base,
+    now: () => t,
+    start: async () => {
+      await started;
+      return { engine, options: "", createGoPath, readGoOptions };
+    },
+  });
+  const answer = gc.fetch("/api/a");
+  await until(() => sent.length === 1);
+  sent[0]!.answer(new Response("", { status: 429, headers: { "retry-after": "1" } }));
+  await answer;
+  t = 4_000; // Go starts 3 s later: a pause counted from now would outlast the server's 1 s
+  start();
+  await gc.ready;
+  await until(() => engine.observed.length === 1);
+  assert.deepEqual(engine.observed, [{ now: 1_000, status: 429 }]);
+});

@@ -23,7 +23,7 @@ import { isCircuitOpenError, isGatewayError, isIdempotencyError } from "./errors
 import { Gate, armed } from "./gate.js";
 import type { Facade, GoPath } from "./gopath.js";
 import { statusOf } from "./network.js";
-import { createFetchJSON, createQueryFn, createRetry } from "./query.js";
+import { createFetchJSON, createQueryFn, createRetry, createRetryDelay } from "./query.js";
 import { type GateView, gateView, MUTATIONS, readCall } from "./request.js";
 import { synthetic } from "./responses.js";
 import { inScope } from "./scope.js";
@@ -93,7 +93,13 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
   let status: ModuleStatus = "loading";
   let lastError: Error | null = null;
   let options = freeze(o);
-  let retry = createRetry(options.tripStatuses); // made again when Go's options replace these
+  const retry = createRetry(o.tripStatuses, 3, {
+    blocking,
+    get status() {
+      return status;
+    },
+  });
+  const retryDelay = createRetryDelay(blocking, now);
   let warnedHold = false;
 
   const mirror = new StateMirror(now, () => read(), env.changed);
@@ -365,6 +371,11 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
     }
   }
 
+  function blocking() {
+    if (!engine) syncFromGate(); // the gate's view ages: pauses end
+    return mirror.blocking();
+  }
+
   function forget(): void {
     path?.forget(now());
   }
@@ -395,7 +406,6 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
     ({ engine: e, options: frame, createGoPath, readGoOptions }) => {
       const go = readGoOptions(frame, o);
       options = freeze(go.options);
-      retry = createRetry(options.tripStatuses);
       for (const w of go.warnings) console.warn(`[gatewaycircuit] ${w}`);
       engine = e;
       path = createGoPath(e, core, o, guardedFetch);
@@ -418,10 +428,7 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
     arm,
     clear,
     subscribe: (l) => mirror.subscribe(l),
-    blocking: () => {
-      if (!engine) syncFromGate(); // the gate's view ages: pauses end
-      return mirror.blocking();
-    },
+    blocking,
     forget,
     ready,
     get status() {
@@ -440,7 +447,8 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
     }),
     fetchJSON,
     queryFn: createQueryFn(fetchJSON),
-    retry: (failureCount, error) => retry(failureCount, error),
+    retry,
+    retryDelay,
     isGatewayError,
     isCircuitOpenError,
     isIdempotencyError,

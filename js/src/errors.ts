@@ -28,6 +28,8 @@ export class GatewayHttpError extends Error {
   readonly reason: "open" | "cooldown" | "negative" | null;
   /** When the circuit closes (epoch ms), for open-circuit errors; else null. */
   readonly until: number | null;
+  /** The wait the gateway asked for with `Retry-After` (ms), on an answer from the network; else null. */
+  readonly retryAfterMs: number | null;
   readonly url: string;
   readonly [BRAND] = true;
 
@@ -38,6 +40,7 @@ export class GatewayHttpError extends Error {
     until: number | null;
     url: string;
     reason?: "open" | "cooldown" | "negative" | null;
+    retryAfterMs?: number | null;
   }) {
     super(
       init.circuitOpen
@@ -50,6 +53,7 @@ export class GatewayHttpError extends Error {
     this.circuitOpen = init.circuitOpen;
     this.reason = init.reason ?? (init.circuitOpen ? "open" : null);
     this.until = init.until;
+    this.retryAfterMs = init.retryAfterMs ?? null;
     this.url = init.url;
   }
 }

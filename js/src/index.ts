@@ -10,13 +10,18 @@
 // keeps working, as it does when the wasm fails. Code that must know checks
 // `gatewayCircuit.status` / `.error`.
 
+import { DEFAULT_TRIP_STATUSES } from "./config.js";
 import { isCircuitOpenError, isGatewayError, isIdempotencyError } from "./errors.js";
 import { createPassthrough } from "./passthrough.js";
-import { createQueryFn } from "./query.js";
+import { createFetchJSON, createQueryFn, createRetry, createRetryDelay } from "./query.js";
+import { type QueryClientConnection, type QueryClientLike, connectQueryClient as connect } from "./tanstack.js";
 import type { GatewayCircuit } from "./types.js";
 
 export type * from "./types.js";
+export type { Outage, QueryClientConnection, QueryClientLike, QueryLike } from "./tanstack.js";
 export { isCircuitOpenError, isGatewayError, isIdempotencyError };
+export { createRetry, createRetryDelay, MAX_RETRY_DELAY_MS } from "./query.js";
+export { isOutageError } from "./tanstack.js";
 
 let missing: GatewayCircuit | null = null;
 
@@ -34,6 +39,11 @@ export function getGatewayCircuit(): GatewayCircuit {
 }
 
 const live = getGatewayCircuit;
+const blocking = () => live().blocking();
+// Built here over live().fetch, not handed over: the same errors (GatewayHttpError)
+// and the same retry rule whichever instance answers — the facade, the tag's
+// stand-in before it, or the pass-through when the tag never ran.
+const fetchJSON = createFetchJSON((input, init) => live().fetch(input, init));
 
 /** window.gatewayCircuit, looked up at each call. Methods can be passed around unbound. */
 export const gatewayCircuit: GatewayCircuit = {
@@ -55,9 +65,15 @@ export const gatewayCircuit: GatewayCircuit = {
   },
   metrics: () => live().metrics(),
   diagnostics: () => live().diagnostics(),
-  fetchJSON: (input, init) => live().fetchJSON(input, init),
-  queryFn: createQueryFn((input, init) => live().fetchJSON(input, init)),
-  retry: (failureCount, error) => live().retry(failureCount, error),
+  fetchJSON,
+  queryFn: createQueryFn(fetchJSON),
+  retry: createRetry(DEFAULT_TRIP_STATUSES, 3, {
+    blocking,
+    get status() {
+      return live().status;
+    },
+  }),
+  retryDelay: createRetryDelay(blocking),
   // The guards read a registered-symbol brand: the same in every bundle.
   isGatewayError,
   isCircuitOpenError,
@@ -66,3 +82,13 @@ export const gatewayCircuit: GatewayCircuit = {
     return live().options;
   },
 };
+
+/**
+ * Connects a TanStack QueryClient to the circuit: the queries that failed
+ * because of the gateway are fetched again when it closes or turns half-open
+ * (one first, the rest once it succeeded), and `outage()` / `subscribe()`
+ * tell the overlay whether the gateway is down (see tanstack.ts).
+ */
+export function connectQueryClient(client: QueryClientLike): QueryClientConnection {
+  return connect(client, gatewayCircuit);
+}

@@ -24,7 +24,9 @@ test("the server entry guards nothing and never throws", async () => {
 
 test("the server entry keeps the TanStack helpers' meaning", () => {
   const tripped = new GatewayHttpError({ status: 502, httpStatus: 502, circuitOpen: false, until: null, url: "/api/x" });
-  assert.equal(serverFacade.retry(0, tripped), false);
+  // Nothing is held as down: a 502 is retried with backoff, as TanStack would.
+  assert.equal(serverFacade.retry(0, tripped), true);
+  assert.equal(serverFacade.retryDelay(1, tripped), 2000);
   assert.equal(serverFacade.retry(0, new TypeError("network")), true);
   assert.equal(serverFacade.retry(3, new TypeError("network")), false);
   assert.ok(serverFacade.isGatewayError(tripped));
@@ -35,15 +37,15 @@ test("the browser entry delegates, at call time, to the script tag's instance", 
   g.gatewayCircuit = {
     read: () => (calls.push("read"), { until: 1, httpStatus: 502 }),
     clear: () => calls.push("clear"),
-    retry: (n: number) => (calls.push(`retry ${n}`), false),
+    blocking: () => (calls.push("blocking"), { circuit: { until: 1, httpStatus: 502 }, halfOpen: false, pauses: [] }),
     status: "ready",
   };
   const retry = browserFacade.retry; // passed around unbound, as TanStack does
   assert.deepEqual(browserFacade.read(), { until: 1, httpStatus: 502 });
   browserFacade.clear();
-  assert.equal(retry(2, null), false);
+  assert.equal(retry(2, null), false, "the instance holds the gateway as down");
   assert.equal(browserFacade.status, "ready");
-  assert.deepEqual(calls, ["read", "clear", "retry 2"]);
+  assert.deepEqual(calls, ["read", "clear", "blocking"]);
 });
 
 test("without the script tag the browser entry passes through and warns once", async (t) => {

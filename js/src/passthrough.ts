@@ -15,9 +15,11 @@ import {
   type ResolvedOptions,
 } from "./config.js";
 import { isCircuitOpenError, isGatewayError, isIdempotencyError } from "./errors.js";
-import { createFetchJSON, createQueryFn, createRetry } from "./query.js";
+import { createFetchJSON, createQueryFn, createRetry, createRetryDelay } from "./query.js";
 import { checkArm, noMetrics } from "./surface.js";
 import type { GatewayCircuit } from "./types.js";
+
+const nothing = () => ({ circuit: null, halfOpen: false, pauses: [] });
 
 const plainFetch: typeof fetch = (input, init) => globalThis.fetch(input, init);
 
@@ -51,7 +53,7 @@ export function createPassthrough(reason: Error): GatewayCircuit {
       return { until: Date.now() + Math.min(Math.floor(ttl), options.maxTtlMs), httpStatus };
     },
     clear() {},
-    blocking: () => ({ circuit: null, halfOpen: false, pauses: [] }),
+    blocking: nothing,
     forget() {},
     subscribe: () => () => {},
     // Nothing to load: awaiting it never breaks a server render.
@@ -62,7 +64,9 @@ export function createPassthrough(reason: Error): GatewayCircuit {
     diagnostics: () => ({ status: "fallback" as const, wasmMemoryBytes: 0, listeners: 0, flights: 0, staleCopies: 0 }),
     fetchJSON,
     queryFn: createQueryFn(fetchJSON),
-    retry: createRetry(DEFAULT_TRIP_STATUSES),
+    // Nothing blocks: a 502/503/504 is retried with backoff, as TanStack would.
+    retry: createRetry(DEFAULT_TRIP_STATUSES, 3, { blocking: nothing, status: "fallback" }),
+    retryDelay: createRetryDelay(nothing),
     isGatewayError,
     isCircuitOpenError,
     isIdempotencyError,

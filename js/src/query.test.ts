@@ -4,7 +4,8 @@ import { GatewayHttpError, isCircuitOpenError, isGatewayError } from "./errors.j
 import { QueryClient, type QueryFunction, QueryObserver } from "@tanstack/query-core";
 import { gatewayCircuit as entryCircuit } from "./index.js";
 import { createPassthrough } from "./passthrough.js";
-import { createFetchJSON, createQueryFn, createRetry, type FetchJSON, toGatewayError } from "./query.js";
+import { createFetchJSON, createQueryFn, createRetry, createRetryDelay, type FetchJSON, retryAfterOf, toGatewayError } from "./query.js";
+import type { Blocking } from "./types.js";
 
 const open = () =>
   new Response(`{"error":"gateway_circuit_open","httpStatus":502,"until":123}`, {
@@ -57,17 +58,60 @@ test("fetchJSON parses 2xx and throws for the rest", async () => {
   await assert.rejects(f("/x"), (e: unknown) => isGatewayError(e) && e.httpStatus === 404);
 });
 
-test("retry: never an open circuit, a trip status or a 4xx; others up to 3 times", () => {
-  const retry = createRetry([502, 503, 504]);
-  const err = (httpStatus: number, circuitOpen = false) =>
-    new GatewayHttpError({ status: circuitOpen ? 503 : httpStatus, httpStatus, circuitOpen, until: null, url: "/x" });
-  assert.equal(retry(0, err(502, true)), false);
-  assert.equal(retry(0, err(502)), false);
+const err = (status: number, more: { circuitOpen?: boolean; httpStatus?: number; retryAfterMs?: number; reason?: "cooldown" } = {}) =>
+  new GatewayHttpError({ status, httpStatus: more.httpStatus ?? status, circuitOpen: more.circuitOpen ?? false, until: null, url: "http://x/api/a", ...more });
+const closed = (): Blocking => ({ circuit: null, halfOpen: false, pauses: [] });
+const ready = (blocking: () => Blocking, status: "loading" | "ready" | "fallback" = "ready") => ({ blocking, status });
+
+test("retry: never a local answer, another 4xx, or past the bound; a 5xx, 408, 429 and network errors up to 3 times", () => {
+  const retry = createRetry([502, 503, 504], 3, ready(closed));
+  assert.equal(retry(0, err(503, { circuitOpen: true, httpStatus: 502 })), false, "the circuit's answer");
+  assert.equal(retry(0, err(503, { circuitOpen: true, httpStatus: 429, reason: "cooldown" })), false, "a pause's answer");
   assert.equal(retry(0, err(404)), false);
+  assert.equal(retry(0, err(503)), true, "a rate limiter's 503 while the circuit stays closed");
+  assert.equal(retry(0, err(429, { retryAfterMs: 1000 })), true);
+  assert.equal(retry(0, err(429, { retryAfterMs: 120_000 })), false, "the server asked for more than 30 s");
   assert.equal(retry(0, err(408)), true);
   assert.equal(retry(0, err(500)), true);
+  assert.equal(retry(2, err(500)), true);
   assert.equal(retry(3, err(500)), false);
   assert.equal(retry(1, new TypeError("Failed to fetch")), true);
+  assert.equal(createRetry([502, 503, 504], 1, ready(closed))(1, err(500)), false, "maxRetries bounds it");
+});
+
+test("retry: nothing while the circuit is armed or half-open (the retry would go to a gateway held as down)", () => {
+  const armed = createRetry([502, 503, 504], 3, ready(() => ({ ...closed(), circuit: { until: Date.now() + 1000, httpStatus: 502 } })));
+  assert.equal(armed(0, err(502)), false);
+  assert.equal(armed(0, err(500)), false);
+  assert.equal(armed(0, new TypeError("Failed to fetch")), false);
+  const halfOpen = createRetry([502, 503, 504], 3, ready(() => ({ ...closed(), halfOpen: true })));
+  assert.equal(halfOpen(0, err(503)), false);
+});
+
+test("a trip status waits for Go's judgement: not retried before Go runs (or without the circuit's view), retried in fallback", () => {
+  for (const retry of [createRetry([502, 503, 504]), createRetry([502, 503, 504], 3, ready(closed, "loading"))]) {
+    assert.equal(retry(0, err(502)), false);
+    assert.equal(retry(0, err(500)), true);
+    assert.equal(retry(0, err(429, { retryAfterMs: 1000 })), true, "a 429 is not Go's to judge as an outage");
+  }
+  assert.equal(createRetry([502, 503, 504], 3, ready(closed, "fallback"))(0, err(502)), true, "nothing will judge it: as TanStack would");
+});
+
+test("retryDelay: the server's Retry-After, the module's pause for that service, else TanStack's backoff", async () => {
+  const pauses = (until: number): Blocking => ({ ...closed(), pauses: [{ service: "http://x/api/", until, serverAsked: false }] });
+  const t = 1_000_000;
+  assert.equal(createRetryDelay(closed, () => t)(0, err(429, { retryAfterMs: 1000 })), 1000);
+  assert.equal(createRetryDelay(() => pauses(t + 5000), () => t)(0, err(429, { retryAfterMs: 1000 })), 5000, "the pause is longer");
+  assert.equal(createRetryDelay(() => pauses(t + 5000), () => t)(0, err(429)), 5000);
+  const backoff = createRetryDelay(closed, () => t);
+  assert.deepEqual([0, 1, 2, 10].map((n) => backoff(n, err(500))), [1000, 2000, 4000, 30_000]);
+  assert.equal(backoff(0, new TypeError("Failed to fetch")), 1000);
+  // The header, read where the error is made: seconds or an HTTP date.
+  const e = await toGatewayError(new Response("slow down", { status: 429, headers: { "retry-after": "2" } }));
+  assert.equal(e.retryAfterMs, 2000);
+  assert.equal(retryAfterOf(new Date(t + 3000).toUTCString(), t), 3000);
+  assert.equal(retryAfterOf("soon", t), null);
+  assert.equal(retryAfterOf(null, t), null);
 });
 
 test("retry never retries a refused mutation", async () => {

@@ -1,9 +1,9 @@
 // The TanStack Query helpers: a fetcher that throws GatewayHttpError for
-// non-2xx answers, and a retry predicate that never retries an open circuit.
+// non-2xx answers, and the retry rule and delay that go with it.
 
 import { isGatewayError } from "./brand.js";
 import { GatewayHttpError } from "./errors.js";
-import type { GatewayRequestInit } from "./types.js";
+import type { Blocking, GatewayCircuit, GatewayRequestInit } from "./types.js";
 
 /**
  * Marks every answer the module made up: "open" (the circuit), "cooldown"
@@ -18,7 +18,8 @@ const SHORT_CIRCUITS = new Set(["open", "cooldown", "negative"]);
 export async function toGatewayError(res: Response): Promise<GatewayHttpError> {
   const url = res.url || "(synthetic)";
   if (!SHORT_CIRCUITS.has(res.headers.get(MARKER_HEADER) ?? "")) {
-    return new GatewayHttpError({ status: res.status, httpStatus: res.status, circuitOpen: false, until: null, url });
+    const retryAfterMs = retryAfterOf(res.headers.get("retry-after"), Date.now());
+    return new GatewayHttpError({ status: res.status, httpStatus: res.status, circuitOpen: false, until: null, url, retryAfterMs });
   }
   let httpStatus = res.status;
   let until: number | null = null;
@@ -31,6 +32,15 @@ export async function toGatewayError(res: Response): Promise<GatewayHttpError> {
   }
   const reason = res.headers.get(MARKER_HEADER) as "open" | "cooldown" | "negative";
   return new GatewayHttpError({ status: res.status, httpStatus, circuitOpen: true, until, url, reason });
+}
+
+/** A Retry-After header (seconds, or an HTTP date) in ms from `now`; null when absent or unreadable. */
+export function retryAfterOf(header: string | null, now: number): number | null {
+  const v = header?.trim() ?? "";
+  if (v === "") return null;
+  if (/^\d+$/.test(v)) return Number(v) * 1000;
+  const at = Date.parse(v);
+  return Number.isNaN(at) ? null : Math.max(0, at - now);
 }
 
 /** `T` is the caller's expectation of the JSON (unchecked, like `res.json() as T`). */
@@ -46,21 +56,58 @@ export function createFetchJSON(fetchFn: typeof fetch): FetchJSON {
   };
 }
 
+/** TanStack's longest wait between retries; a server asking for more is not retried. */
+export const MAX_RETRY_DELAY_MS = 30_000;
+
+/** What the retry rule asks of the circuit: what blocks now, and whether Go runs (and so judged the answer). */
+export type RetryView = Pick<GatewayCircuit, "blocking" | "status">;
+
 /**
- * TanStack's `retry` option. Never retries: an open circuit (the answer is
- * already known), a trip status (it just armed the circuit), or a 4xx other
- * than 408. Anything else (network errors, 500) is retried up to
- * `maxRetries` times, like TanStack's default of 3.
+ * TanStack's `retry` option. It retries what another try can fix: a network
+ * error, a 500, a 408, a 429 (after its Retry-After, see createRetryDelay),
+ * and a 502/503/504 the circuit judged not an outage (a rate limiter's 503
+ * among successes), up to `maxRetries` times (TanStack's default, 3). It
+ * never retries an answer the module made up (open circuit, 429 pause,
+ * negative cache: the network was not asked), anything while the circuit is
+ * armed or half-open (the retry would go to a gateway it holds as down), a
+ * wait the server asked for beyond 30 s, another 4xx, or a refused mutation.
+ *
+ * A trip status is judged by Go: while it has not run yet (status
+ * "loading", or no `circuit`: the tag's stand-in) the answer waits for its
+ * judgement instead of a retry — connectQueryClient fetches the query again
+ * if Go does not take it for an outage. In "fallback" nothing will judge it,
+ * and it is retried as TanStack would.
  */
-export function createRetry(tripStatuses: readonly number[], maxRetries = 3) {
+export function createRetry(tripStatuses: readonly number[], maxRetries = 3, circuit?: RetryView) {
   return (failureCount: number, error: unknown): boolean => {
+    if (failureCount >= maxRetries) return false;
     if (isGatewayError(error)) {
       // A refused mutation (GatewayIdempotencyError) would be refused again.
-      if (typeof error.httpStatus !== "number") return false;
-      if (error.circuitOpen || tripStatuses.includes(error.httpStatus)) return false;
-      if (error.httpStatus >= 400 && error.httpStatus < 500 && error.httpStatus !== 408) return false;
+      if (typeof error.httpStatus !== "number" || error.circuitOpen) return false;
+      const s = error.status;
+      if (s >= 400 && s < 500 && s !== 408 && s !== 429) return false;
+      if ((error.retryAfterMs ?? 0) > MAX_RETRY_DELAY_MS) return false;
+      if (tripStatuses.includes(s) && (!circuit || circuit.status === "loading")) return false;
     }
-    return failureCount < maxRetries;
+    if (!circuit) return true;
+    const b = circuit.blocking();
+    return b.circuit === null && !b.halfOpen;
+  };
+}
+
+/**
+ * TanStack's `retryDelay` option: the server's Retry-After when it sent one,
+ * or the end of the 429 pause the module holds for the request's service,
+ * whichever is later; else TanStack's own backoff (1 s, 2 s, 4 s… at most 30 s).
+ */
+export function createRetryDelay(blocking: () => Blocking, now: () => number = Date.now) {
+  return (failureCount: number, error: unknown): number => {
+    let wait = 0;
+    if (isGatewayError(error)) {
+      wait = error.retryAfterMs ?? 0;
+      for (const p of blocking().pauses) if (error.url.startsWith(p.service)) wait = Math.max(wait, p.until - now());
+    }
+    return wait > 0 ? Math.min(wait, MAX_RETRY_DELAY_MS) : Math.min(1000 * 2 ** failureCount, MAX_RETRY_DELAY_MS);
   };
 }
 

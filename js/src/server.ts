@@ -5,10 +5,14 @@
 // (see passthrough.ts), so code shared with the browser renders the same.
 
 import { createPassthrough } from "./passthrough.js";
+import { type QueryClientConnection, type QueryClientLike, connectQueryClient as connect } from "./tanstack.js";
 import type { GatewayCircuit } from "./types.js";
 
 export type * from "./types.js";
+export type { Outage, QueryClientConnection, QueryClientLike, QueryLike } from "./tanstack.js";
 export { isCircuitOpenError, isGatewayError, isIdempotencyError } from "./errors.js";
+export { createRetry, createRetryDelay, MAX_RETRY_DELAY_MS } from "./query.js";
+export { isOutageError } from "./tanstack.js";
 
 /** On a server: a pass-through with status "fallback" that guards nothing. */
 export const gatewayCircuit: GatewayCircuit = createPassthrough(
@@ -18,4 +22,9 @@ export const gatewayCircuit: GatewayCircuit = createPassthrough(
 /** The same object; the browser entry returns the script tag's instance. */
 export function getGatewayCircuit(): GatewayCircuit {
   return gatewayCircuit;
+}
+
+/** On a server nothing is ever armed: the connection only reports the failed queries' errors. */
+export function connectQueryClient(client: QueryClientLike): QueryClientConnection {
+  return connect(client, gatewayCircuit);
 }

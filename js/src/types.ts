@@ -149,8 +149,14 @@ export interface GatewayCircuit {
    * `init.abortOnUnmount` is true.
    */
   queryFn<T = unknown>(input: RequestInfo | URL, init?: QueryFnInit): (ctx: { signal?: AbortSignal }) => Promise<T>;
-  /** TanStack's `retry`: never retries an open circuit, a trip status or a 4xx. */
+  /**
+   * TanStack's `retry`: a network error, a 5xx while the circuit is closed (a
+   * rate limiter's 503), a 408 or a 429, up to 3 times; never an answer the
+   * module made up, nothing while the circuit is armed or half-open, no other 4xx.
+   */
   retry(failureCount: number, error: unknown): boolean;
+  /** TanStack's `retryDelay`: the server's Retry-After or the module's 429 pause, else TanStack's backoff (1, 2, 4 s…). */
+  retryDelay(failureCount: number, error: unknown): number;
   isGatewayError(e: unknown): e is GatewayHttpError;
   isCircuitOpenError(e: unknown): e is GatewayHttpError & { circuitOpen: true };
   /** A mutation refused before the network (ledger full, body too large, bad key). */

@@ -15,6 +15,8 @@ export interface Script {
 
 export class FakeEngine implements Engine {
   readonly calls: string[] = [];
+  /** What observe() was told: answers given before Go ran, and when. */
+  readonly observed: { now: number; status: number }[] = [];
   private nextTicket = 1;
   exited = new Promise<void>(() => {});
   constructor(public script: Script = {}) {}
@@ -54,6 +56,7 @@ export class FakeEngine implements Engine {
   }
   observe(_now: number, sent: number, answered: number, method: string, url: string, status: number) {
     this.calls.push(`observe ${method} ${url} ${status} ${sent}-${answered}`);
+    this.observed.push({ now: answered, status });
     return false;
   }
   store() {

@@ -10,7 +10,7 @@ import {
   type QueryObserverOptions,
   type QueryObserverResult,
 } from "@tanstack/query-core";
-import { gatewayCircuit } from "../src/index.js";
+import { connectQueryClient, createRetry, gatewayCircuit, isOutageError } from "../src/index.js";
 
 interface User {
   id: number;
@@ -22,7 +22,15 @@ declare function useQuery<TQueryFnData = unknown, TError = DefaultError, TData =
   options: QueryObserverOptions<TQueryFnData, TError, TData, TQueryFnData, TQueryKey>,
 ): QueryObserverResult<TData, TError>;
 
-const client = new QueryClient({ defaultOptions: { queries: { retry: gatewayCircuit.retry } } });
+const client = new QueryClient({ defaultOptions: { queries: { retry: gatewayCircuit.retry, retryDelay: gatewayCircuit.retryDelay } } });
+
+// The recommended setup: TanStack's own QueryClient fits connectQueryClient's shape.
+const connection = connectQueryClient(client);
+const stopOverlay: () => void = connection.subscribe((outage) => void outage?.httpStatus);
+void connection.tryAgain().then(stopOverlay);
+const fewer = new QueryClient({ defaultOptions: { queries: { retry: createRetry([502, 503, 504], 1, gatewayCircuit) } } });
+void fewer;
+void isOutageError(new Error("x"));
 
 // The README's line, and its variants: the type argument on either side, or inferred.
 const explicit = useQuery<User>({ queryKey: ["me"], queryFn: gatewayCircuit.queryFn<User>("/api/me") });

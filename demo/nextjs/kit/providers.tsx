@@ -1,10 +1,12 @@
 "use client";
 // TanStack Query wired to the circuit: queries fetch through it
-// (gatewayCircuit.queryFn in query-table.tsx), never retry what it refuses
-// (gatewayCircuit.retry), and every query error reaches the overlay store.
+// (gatewayCircuit.queryFn in query-table.tsx), retry only what another try
+// can fix, after the server's Retry-After (gatewayCircuit.retry, retryDelay),
+// every query error reaches the overlay store, and the queries the gateway
+// failed are fetched again when the circuit closes (connectQueryClient).
 
-import { gatewayCircuit } from "@gatewaycircuit/browser";
-import { QueryCache, QueryClient, QueryClientProvider, useQueryClient } from "@tanstack/react-query";
+import { connectQueryClient, gatewayCircuit, type QueryClientConnection } from "@gatewaycircuit/browser";
+import { QueryCache, QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { type ReactNode, useEffect, useState, useSyncExternalStore } from "react";
 import { overlay, overlayFromError } from "./overlay-store";
 
@@ -13,30 +15,36 @@ export function Providers({ children }: { children: ReactNode }) {
     () =>
       new QueryClient({
         queryCache: new QueryCache({ onError: overlayFromError }),
-        defaultOptions: { queries: { retry: gatewayCircuit.retry, staleTime: 30_000 } },
+        defaultOptions: { queries: { retry: gatewayCircuit.retry, retryDelay: gatewayCircuit.retryDelay, staleTime: 30_000 } },
       }),
   );
   // Arm, clear, expiry, and once right away when a circuit was restored from before the reload.
   useEffect(() => gatewayCircuit.subscribe((s) => (s ? overlay.show(s) : overlay.hide())), []);
+  // The failed queries again when the circuit closes or turns half-open: one first, the rest if it succeeds.
+  const [connection, setConnection] = useState<QueryClientConnection | null>(null);
+  useEffect(() => {
+    const c = connectQueryClient(client);
+    setConnection(c);
+    return c.disconnect;
+  }, [client]);
   return (
     <QueryClientProvider client={client}>
       {children}
-      <Overlay />
+      <Overlay connection={connection} />
     </QueryClientProvider>
   );
 }
 
 /** Always rendered; portal.css shows it while <html data-gateway-circuit="armed">. */
-function Overlay() {
+function Overlay({ connection }: { connection: QueryClientConnection | null }) {
   const state = useSyncExternalStore(overlay.subscribe, overlay.get, overlay.getServer);
-  const client = useQueryClient();
   const now = useClock(state !== null);
-  const seconds = state && now ? Math.max(0, Math.ceil((state.until - now) / 1000)) : null;
+  const seconds = state?.until && now ? Math.max(0, Math.ceil((state.until - now) / 1000)) : null;
 
   const retry = () => {
-    gatewayCircuit.clear(); // the user asked to try again: close the circuit...
     overlay.hide();
-    void client.refetchQueries({ type: "active" }); // ...and let the failed queries go out once
+    // The user asked to try again: clear(), then one failed query; the rest only if it succeeds.
+    void connection?.tryAgain();
   };
 
   return (

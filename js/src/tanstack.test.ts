@@ -1,0 +1,166 @@
+// connectQueryClient with TanStack's real QueryClient (query-core) over a
+// small stand-in circuit: arm on a 502, a synthetic 503 while armed, half-open
+// after the TTL. The real circuit under the same client runs in
+// e2e/matrix.test.mjs, behind nginx.
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { QueryClient, QueryObserver } from "@tanstack/query-core";
+import { createFetchJSON, createQueryFn, createRetry, createRetryDelay } from "./query.js";
+import { synthetic } from "./responses.js";
+import { StateMirror } from "./state.js";
+import { connectQueryClient, isOutageError } from "./tanstack.js";
+import { GatewayHttpError } from "./errors.js";
+
+/** A circuit that arms for `ttl` ms on a 502 and answers locally while armed; `up` says how the gateway answers. */
+function standInCircuit(ttl = 60_000) {
+  let state: { until: number; httpStatus: number } | null = null;
+  let halfOpen = false;
+  const mirror = new StateMirror(Date.now, () => {});
+  const g = { up: false, requests: 0 };
+  const publish = () => mirror.set(state, halfOpen);
+  const circuit = {
+    status: "ready" as const,
+    ready: Promise.resolve(),
+    subscribe: mirror.subscribe.bind(mirror),
+    blocking: () => mirror.blocking(),
+    clear() {
+      state = null;
+      halfOpen = false;
+      publish();
+    },
+    expire() {
+      state = null;
+      halfOpen = true;
+      publish();
+    },
+    async fetch(): Promise<Response> {
+      if (state) return synthetic("open", state.until, state.httpStatus, Date.now());
+      g.requests++;
+      await new Promise((r) => setTimeout(r, 2));
+      if (g.up) {
+        halfOpen = false;
+        publish();
+        return Response.json({ ok: true });
+      }
+      state = { until: Date.now() + ttl, httpStatus: 502 };
+      halfOpen = false;
+      publish();
+      return new Response("bad gateway", { status: 502 });
+    },
+  };
+  return { circuit, g };
+}
+
+/** n queries mounted, with the module's retry and retryDelay; resolves once each settled. */
+async function page(circuit: ReturnType<typeof standInCircuit>["circuit"], n: number) {
+  const client = new QueryClient({
+    defaultOptions: { queries: { retry: createRetry([502, 503, 504], 3, circuit), retryDelay: createRetryDelay(circuit.blocking) } },
+  });
+  const queryFn = createQueryFn(createFetchJSON(circuit.fetch as typeof fetch));
+  const observers = Array.from({ length: n }, (_, i) => new QueryObserver(client, { queryKey: ["q", i], queryFn: queryFn(`/api/${i}`) }));
+  const stops = observers.map((o) => o.subscribe(() => {}));
+  await settled(observers);
+  return { client, observers, stop: () => stops.forEach((s) => s()) };
+}
+
+const settled = async (observers: QueryObserver[]) => {
+  for (let i = 0; i < 500 && observers.some((o) => o.getCurrentResult().fetchStatus !== "idle"); i++) await new Promise((r) => setTimeout(r, 2));
+};
+const statuses = (observers: QueryObserver[]) => observers.map((o) => o.getCurrentResult().status);
+
+test("an outage: the first 502 arms, nothing is retried; when the circuit turns half-open one probe, then the rest", async () => {
+  const { circuit, g } = standInCircuit();
+  const { client, observers, stop } = await page(circuit, 5);
+  const connection = connectQueryClient(client, circuit);
+  assert.deepEqual(statuses(observers), Array(5).fill("error"));
+  assert.equal(g.requests, 5, "the load's burst went out before the first 502 came back; none was retried");
+  assert.deepEqual(connection.outage(), { httpStatus: 502, until: circuit.blocking().circuit!.until, halfOpen: false, failedQueries: 5 });
+
+  circuit.expire(); // the TTL is over, the gateway is still down
+  await settled(observers);
+  assert.equal(g.requests, 6, "one probe, not every query");
+  assert.deepEqual(statuses(observers), Array(5).fill("error"));
+
+  g.up = true;
+  circuit.expire();
+  for (let i = 0; i < 200 && statuses(observers).some((s) => s !== "success"); i++) await new Promise((r) => setTimeout(r, 2));
+  assert.deepEqual(statuses(observers), Array(5).fill("success"), "every failed query fetched again by itself");
+  assert.equal(g.requests, 6 + 5);
+  assert.equal(connection.outage(), null);
+  connection.disconnect();
+  stop();
+});
+
+test("tryAgain while the gateway is still down sends one probe; once it is back, every failed query", async () => {
+  const { circuit, g } = standInCircuit();
+  const { client, observers, stop } = await page(circuit, 4);
+  const connection = connectQueryClient(client, circuit);
+  const seen: (number | null)[] = [];
+  connection.subscribe((o) => seen.push(o && o.httpStatus));
+  for (let click = 1; click <= 3; click++) {
+    await connection.tryAgain();
+    await settled(observers);
+    assert.equal(g.requests, 4 + click, `click ${click}: one request`);
+  }
+  g.up = true;
+  await connection.tryAgain();
+  await settled(observers);
+  assert.deepEqual(statuses(observers), Array(4).fill("success"));
+  assert.equal(g.requests, 4 + 3 + 4, "the probe, then the other three");
+  await new Promise((r) => setTimeout(r, 5));
+  assert.equal(seen.at(-1), null, "the overlay is told the outage is over");
+  connection.disconnect();
+  stop();
+});
+
+test("without the module (a missing file, fallback) a 502 still reads as an outage: the overlay keeps working", async () => {
+  const nothing = () => ({ circuit: null, halfOpen: false, pauses: [] });
+  const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+  const fetchFn = (async () => new Response("bad gateway", { status: 502 })) as typeof fetch;
+  const connection = connectQueryClient(client, { subscribe: () => () => {}, blocking: nothing, clear() {}, ready: Promise.reject(new Error("no wasm")) });
+  const observer = new QueryObserver(client, { queryKey: ["me"], queryFn: createQueryFn(createFetchJSON(fetchFn))("/api/me") });
+  const stop = observer.subscribe(() => {});
+  await settled([observer]);
+  assert.deepEqual(connection.outage(), { httpStatus: 502, until: null, halfOpen: false, failedQueries: 1 });
+  stop();
+  connection.disconnect();
+});
+
+test("isOutageError: the circuit's answer and a 502/503/504; not a pause, a 500 or a 404", () => {
+  const e = (status: number, circuitOpen = false, reason: "open" | "cooldown" | null = null) =>
+    new GatewayHttpError({ status, httpStatus: circuitOpen ? 502 : status, circuitOpen, until: null, url: "/api/x", reason });
+  assert.deepEqual(
+    [e(503, true, "open"), e(502), e(503), e(504), e(503, true, "cooldown"), e(500), e(404), new TypeError("x")].map((x) => isOutageError(x)),
+    [true, true, true, true, false, false, false, false],
+  );
+});
+
+test("a 503 answered before Go runs waits for its judgement: no retry; Go leaves the circuit closed, so the queries are fetched again", async () => {
+  let goRuns!: () => void;
+  const circuit = {
+    status: "loading" as "loading" | "ready",
+    ready: new Promise<void>((r) => (goRuns = r)),
+    subscribe: () => () => {},
+    blocking: () => ({ circuit: null, halfOpen: false, pauses: [] }),
+    clear() {},
+  };
+  let requests = 0;
+  let limited = 2; // a rate limiter refuses the first two
+  const fetchFn = (async () => (requests++, limited-- > 0 ? new Response("busy", { status: 503 }) : Response.json({ ok: 1 }))) as typeof fetch;
+  const client = new QueryClient({ defaultOptions: { queries: { retry: createRetry([502, 503, 504], 3, circuit) } } });
+  const connection = connectQueryClient(client, circuit);
+  const queryFn = createQueryFn(createFetchJSON(fetchFn));
+  const observers = [0, 1, 2].map((i) => new QueryObserver(client, { queryKey: ["l", i], queryFn: queryFn(`/api/${i}`) }));
+  const stops = observers.map((o) => o.subscribe(() => {}));
+  await settled(observers);
+  assert.deepEqual(statuses(observers).sort(), ["error", "error", "success"]);
+  assert.equal(requests, 3, "not retried before Go judged them");
+  circuit.status = "ready";
+  goRuns();
+  for (let i = 0; i < 200 && statuses(observers).some((s) => s !== "success"); i++) await new Promise((r) => setTimeout(r, 2));
+  assert.deepEqual(statuses(observers), ["success", "success", "success"]);
+  assert.equal(requests, 5);
+  connection.disconnect();
+  stops.forEach((s) => s());
+});

@@ -1,0 +1,165 @@
+// The TanStack Query client, connected to the circuit: queries that failed
+// because of the gateway are fetched again by themselves when the circuit
+// closes or turns half-open (its TTL, a probe's success, clear()) — and when
+// Go, once it runs, leaves closed a circuit whose early 502/503/504 the retry
+// rule left to its judgement — one first and the rest only if it succeeds;
+// and the overlay's question — is the gateway down? — answered from the
+// circuit and from the queries' errors, so it is answered even when the
+// module's files did not load.
+//
+// Written against the shapes of TanStack's QueryClient and Query, not its
+// code: the package depends on nothing at run time.
+
+import { isGatewayError } from "./brand.js";
+import { DEFAULT_TRIP_STATUSES } from "./config.js";
+import { report } from "./state.js";
+import type { GatewayHttpError } from "./errors.js";
+import type { Blocking, GatewayCircuit } from "./types.js";
+
+/** What this needs of a TanStack Query (`@tanstack/query-core`'s Query). */
+export interface QueryLike {
+  readonly state: { readonly status: string; readonly fetchStatus: string; readonly error: unknown };
+  isActive(): boolean;
+}
+
+/** What this needs of a TanStack QueryClient (v5, query-core or React). */
+export interface QueryClientLike {
+  getQueryCache(): { findAll(): QueryLike[]; subscribe(listener: () => void): () => void };
+  refetchQueries(filters: { predicate: (query: QueryLike) => boolean }): Promise<unknown>;
+}
+
+/** What the overlay shows; null when nothing is wrong. */
+export interface Outage {
+  /** The gateway's failure: the armed circuit's status, else the status of a failed query (502, 503, 504), else 429 for a pause; 0 when only half-open. */
+  readonly httpStatus: number;
+  /** When the circuit closes or the pause ends (epoch ms); null when known only from a query's error. */
+  readonly until: number | null;
+  /** The TTL is over: the next query is the one probe. */
+  readonly halfOpen: boolean;
+  /** Active queries whose last fetch failed because of the gateway. */
+  readonly failedQueries: number;
+}
+
+export interface QueryClientConnection {
+  /** Whether the gateway is down, from the circuit and the failed queries. */
+  outage(): Outage | null;
+  /** `listener(outage)` whenever outage() changes; returns unsubscribe. */
+  subscribe(listener: (outage: Outage | null) => void): () => void;
+  /**
+   * The overlay's "try again": clear() and fetch the failed queries again,
+   * one first, the rest only when it succeeds; resolves when they settled.
+   */
+  tryAgain(): Promise<void>;
+  /** Stops refetching and notifying. */
+  disconnect(): void;
+}
+
+/**
+ * A query error that means the gateway is down: the circuit's answer, or a
+ * 502, 503 or 504 from the network (also without the module: a missing
+ * file or fallback leaves the outage screen working).
+ */
+export function isOutageError(e: unknown, tripStatuses: readonly number[] = DEFAULT_TRIP_STATUSES): e is GatewayHttpError {
+  if (!isGatewayError(e) || typeof e.httpStatus !== "number") return false;
+  return e.circuitOpen ? e.reason === "open" : tripStatuses.includes(e.status);
+}
+
+/** A query error the circuit or a pause caused, that another fetch may fix once they end. */
+function failedByGateway(e: unknown): boolean {
+  return isOutageError(e) || (isGatewayError(e) && (e.circuitOpen || e.status === 429));
+}
+
+/**
+ * Connects `client` to `circuit` (see the file's header). Call it once, where
+ * the QueryClient is made; `disconnect()` undoes it.
+ */
+export function connectQueryClient(
+  client: QueryClientLike,
+  circuit: Pick<GatewayCircuit, "subscribe" | "blocking" | "clear" | "ready">,
+): QueryClientConnection {
+  const cache = client.getQueryCache();
+  const failed = (q: QueryLike) => q.isActive() && q.state.status === "error" && q.state.fetchStatus === "idle" && failedByGateway(q.state.error);
+  const blocks = (b: Blocking) => b.circuit !== null || b.pauses.length > 0;
+  let blocked = blocks(circuit.blocking());
+  let recovering: Promise<void> | null = null;
+
+  /** The failed queries again: one (the probe), and the rest once it succeeded. */
+  function recover(): Promise<void> {
+    if (recovering) return recovering;
+    const [first, ...rest] = cache.findAll().filter(failed);
+    if (!first) return Promise.resolve();
+    recovering = (async () => {
+      try {
+        await client.refetchQueries({ predicate: (q) => q === first });
+        if (first.state.status !== "success") return;
+        await client.refetchQueries({ predicate: (q) => rest.includes(q) && failed(q) });
+      } finally {
+        recovering = null;
+      }
+    })();
+    return recovering;
+  }
+
+  const onCircuit = (_: unknown, b: Blocking) => {
+    const now = blocks(b);
+    if (blocked && !now) void recover();
+    blocked = now;
+    notify();
+  };
+
+  function outage(): Outage | null {
+    const b = circuit.blocking();
+    const errors = cache.findAll().filter(failed).map((q) => q.state.error);
+    const pause = b.pauses[0];
+    const outageError = errors.find((e) => isOutageError(e));
+    const httpStatus = b.circuit?.httpStatus ?? outageError?.httpStatus ?? (pause ? 429 : 0);
+    if (httpStatus === 0 && !b.halfOpen) return null;
+    return { httpStatus, until: b.circuit?.until ?? pause?.until ?? null, halfOpen: b.halfOpen, failedQueries: errors.length };
+  }
+
+  /** A throwing listener does not stop the others; its error is rethrown asynchronously. */
+  const call = (l: (o: Outage | null) => void, o: Outage | null) => {
+    try {
+      l(o);
+    } catch (e) {
+      report(e);
+    }
+  };
+  const listeners = new Set<(o: Outage | null) => void>();
+  let last = "null";
+  function notify() {
+    const o = outage();
+    const key = JSON.stringify(o);
+    if (key === last) return;
+    last = key;
+    for (const l of [...listeners]) call(l, o);
+  }
+
+  // A 502/503/504 answered before Go ran was not retried but left to Go's
+  // judgement (see createRetry): once Go has learnt the early answers (in the
+  // microtasks right after ready), a circuit it left closed means no outage.
+  let connected = true;
+  circuit.ready.then(
+    () => setTimeout(() => connected && !blocks(circuit.blocking()) && void recover()),
+    () => {},
+  );
+
+  const stops = [circuit.subscribe(onCircuit), cache.subscribe(notify)];
+  return {
+    outage,
+    subscribe(listener) {
+      listeners.add(listener);
+      queueMicrotask(() => listeners.has(listener) && call(listener, outage()));
+      return () => void listeners.delete(listener);
+    },
+    tryAgain() {
+      circuit.clear();
+      return recover();
+    },
+    disconnect() {
+      connected = false;
+      for (const stop of stops.splice(0)) stop();
+      listeners.clear();
+    },
+  };
+}
