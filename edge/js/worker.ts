@@ -162,10 +162,25 @@ function sqlExec(sql: SqlStorage, query: string, args: SqlValue[]): SqlValue[][]
 
 const nullBody = new Set([101, 204, 205, 304]);
 
-function toResponse(a: Answer | Failed): Response {
+/**
+ * An answer as an object hands it back over RPC: plain values, which cross as
+ * a structured clone (cheaper than a Response, whose body would cross as a
+ * stream); only a body too large to read crosses as its ReadableStream.
+ */
+export interface Reply {
+  status: number;
+  /** [name, value] pairs (RPC's types see a tuple as an array). */
+  headers: string[][];
+  body: Uint8Array | ReadableStream<Uint8Array> | null;
+}
+
+function toReply(a: Answer | Failed): Reply {
   const { status, headers, body, held } = ok(a);
-  const b = held ? takeHeld(held) : body;
-  return new Response(nullBody.has(status) ? null : b, { status, headers });
+  return { status, headers, body: nullBody.has(status) ? null : held ? (takeHeld(held) ?? null) : body };
+}
+
+function toResponse({ status, headers, body }: Reply): Response {
+  return new Response(body, { status, headers: headers as [string, string][] });
 }
 
 function json(status: number, value: unknown): Response {
@@ -187,9 +202,9 @@ export default {
     const r = api.route(request.method, url.pathname, h.get("authorization") ?? "", h.get("idempotency-key") ?? "");
     switch (r.kind) {
       case "cache":
-        return stub(env.EDGE_CACHE, r.service).get(r.service, url.pathname + url.search, h.get("accept") ?? "");
+        return toResponse(await stub(env.EDGE_CACHE, r.service).get(r.service, url.pathname + url.search, h.get("accept") ?? ""));
       case "ledger":
-        return stub(env.EDGE_LEDGER, r.principal).mutate({
+        return toResponse(await stub(env.EDGE_LEDGER, r.principal).mutate({
           method: request.method,
           path: url.pathname,
           url: upstreamURL(r, url),
@@ -197,7 +212,7 @@ export default {
           principal: r.principal,
           headers: [...h],
           body: new Uint8Array(await request.arrayBuffer()),
-        });
+        }));
       case "pass": // a keyless mutation, or a path outside every service (passUnmatched): as it is
         return passThrough(api, request, url, r);
       case "admin":
@@ -262,10 +277,10 @@ export class EdgeCache extends DurableObject<Env> {
   private cache?: CacheApi;
 
   /** The answer to a GET of key (path and query) with this Accept: a hit answers without a Promise on the Go side. */
-  get(service: string, key: string, accept: string): Response | Promise<Response> {
+  get(service: string, key: string, accept: string): Reply | Promise<Reply> {
     if (!edge) return start(this.env).then(() => this.get(service, key, accept));
     const a = this.open(edge, service).get(key, accept);
-    return a instanceof Promise ? a.then(toResponse) : toResponse(a);
+    return a instanceof Promise ? a.then(toReply) : toReply(a);
   }
 
   /** The counters and the number of copies, JSON. */
@@ -290,9 +305,9 @@ export class EdgeLedger extends DurableObject<Env> {
   private ledger?: LedgerApi;
 
   /** A keyed mutation: forwarded once, its answer recorded and replayed (docs/edge.md). */
-  async mutate(m: Mutation): Promise<Response> {
+  async mutate(m: Mutation): Promise<Reply> {
     const l = await this.open();
-    return toResponse(await l.do(m.method + " " + m.path, m.key, m.method, m.url, m.headers, m.body, m.principal));
+    return toReply(await l.do(m.method + " " + m.path, m.key, m.method, m.url, m.headers, m.body, m.principal));
   }
 
   /** The counters and the number of records, JSON. */
