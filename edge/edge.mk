@@ -7,8 +7,9 @@
 #
 #   make edge        build it and serve it in workerd on $(EDGE_ADDR), in
 #                    front of $(EDGE_UPSTREAM) (the demo gateway by default)
-#   make test-edge   go vet + host Go tests of the edge module, the workerd
-#                    tests (node --test) and the browser through the edge
+#   make test-edge   tsc of the worker, go vet + host Go tests of the edge
+#                    module, the workerd tests (node --test) and the browser
+#                    through the edge
 #   make bench-edge  the edge's figures (latency, memory, size, cold start)
 
 EDGE_ADDR ?= 127.0.0.1:8787
@@ -16,7 +17,7 @@ EDGE_UPSTREAM ?= http://127.0.0.1:8080
 EDGE_GO_SRC := $(shell find edge internal -name '*.go' -not -name '*_test.go') go.mod edge/go.mod edge/go.sum
 EDGE_FILES := build/edge/edge.wasm build/edge/wasm_exec.js build/edge/worker.mjs build/edge/passthrough.mjs build/edge/testupstream
 
-.PHONY: edge edge-build test-edge test-edge-go test-edge-workerd test-edge-browser bench-edge
+.PHONY: edge edge-build test-edge test-edge-types test-edge-go test-edge-workerd test-edge-browser bench-edge
 
 edge-build: $(EDGE_FILES) node_modules/.stamp
 
@@ -34,10 +35,21 @@ build/edge/wasm_exec.js: $(WASM_EXEC)
 build/edge/%.mjs: edge/js/%.mjs
 	@mkdir -p build/edge && cp $< $@
 
+# The front worker and its Durable Objects are TypeScript: esbuild strips the
+# types (the imports of wasm_exec.js, edge.wasm and cloudflare:workers stay
+# as they are, for workerd or wrangler to resolve); test-edge-types checks them.
+build/edge/worker.mjs: edge/js/worker.ts node_modules/.stamp
+	@mkdir -p build/edge
+	$(ESBUILD) $< --format=esm --target=es2022 --log-level=warning --outfile=$@
+
 edge: edge-build
 	node edge/serve.mjs --addr $(EDGE_ADDR) --upstream $(EDGE_UPSTREAM)
 
-test-edge: test-edge-go test-edge-workerd test-edge-browser
+test-edge: test-edge-types test-edge-go test-edge-workerd test-edge-browser
+
+# The worker's types against @cloudflare/workers-types of workerd's version.
+test-edge-types: node_modules/.stamp
+	node_modules/.bin/tsc --noEmit -p edge/js
 
 test-edge-go:
 	cd edge && GOOS=js GOARCH=wasm $(GO) vet ./... && $(GO) vet ./... && $(GO) test ./...
