@@ -43,9 +43,13 @@ export function armed(rule: CircuitTimes, now: number, httpStatus: number, ttlMs
   return { until, httpStatus, strikes: 0, halfOpenUntil: until + rule.halfOpenMs };
 }
 
-/** What is stored and blocks at `now`, read as Go reads it (the circuit clamped, half-open, the pauses), without writing back. */
+/**
+ * What is stored and blocks at `now`, read as Go reads it (the circuit clamped, half-open, the pauses). A deadline
+ * beyond the maximum TTL is written back clamped, as Go writes it, so that two reads agree.
+ */
 export function storedBlocking(storage: StorageLike | null, now: number, maxTtlMs: number): Blocking {
   const r = restorePhase(readRaw(storage), now, maxTtlMs);
+  if (r.action === "rewrite" && r.stored) writeRaw(storage, toStored(r.stored));
   const circuit = r.phase === "open" ? { until: r.stored!.until, httpStatus: r.stored!.httpStatus } : null;
   return { circuit, halfOpen: r.phase === "halfOpen", pauses: readPauses(readRaw(storage, COOLDOWN_KEY), now) };
 }
