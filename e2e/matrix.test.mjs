@@ -29,10 +29,7 @@ import { BUNDLE, matrixPage } from "./pages/matrix.mjs";
 const root = new URL("..", import.meta.url).pathname;
 
 /** Rows that fail until another change is merged: row id → why. */
-const PENDING = new Map([
-  ["limit429", "standin: a 429 answered before the facade ran reaches Go with the time the facade took the call over (EarlyCall has no answer time), so its pause outlasts Retry-After and answers the app's retry"],
-  ["after-success", "trip: a 502 0.3 s after a success does not arm (that success counts though it ended before the 502 was sent), so the first F5 sends every query"],
-]);
+const PENDING = new Map([]);
 
 /** What the page server does besides serving the page (set per row). */
 const flags = { tagMissing: false, wasmMissing: false, facadeMissing: false, wasmDelayMs: 0, trustedTypes: false };

@@ -6,9 +6,10 @@ import { test } from "node:test";
 import { MemoryStorage } from "../test/memory-storage.js";
 import { FakeEngine, Kind, Quiet, type Script } from "../test/fake-engine.js";
 import { Code } from "./abi.gen.js";
-import { HIDE, createGatewayCircuit, withoutQueries } from "./circuit.js";
+import { HIDE, TAKE_OVER, createGatewayCircuit, withoutQueries } from "./circuit.js";
 import { readGoOptions, readOptions } from "./config.js";
 import { createGoPath } from "./gopath.js";
+import type { EarlyCall } from "./early.js";
 
 const base = "http://app.test/page";
 
@@ -575,4 +576,22 @@ test("an answer given before Go runs is handed to Go with the time it came, not 
   await gc.ready;
   await until(() => engine.observed.length === 1);
   assert.deepEqual(engine.observed, [{ now: 1_000, status: 429 }]);
+});
+
+test("a call the tag's stand-in sent is handed to Go with the time its answer came, not the time the facade took it over", async () => {
+  let t = 9_000;
+  const engine = new FakeEngine({});
+  const { options } = readOptions({ wasm: "/m.wasm", scope: "/api/" }, base);
+  const gc = createGatewayCircuit(options, {
+    fetch: recordingFetch().fetchFn,
+    storage: null,
+    baseUrl: () => base,
+    now: () => t,
+    start: async () => ({ engine, options: "", createGoPath, readGoOptions }),
+  });
+  const answer = Promise.resolve(new Response("", { status: 429, headers: { "retry-after": "1" } }));
+  (gc as unknown as { [TAKE_OVER]: (sent: EarlyCall[]) => void })[TAKE_OVER]([{ input: "/api/a", init: undefined, answer, answeredAt: 2_000 }]);
+  await gc.ready;
+  await until(() => engine.observed.length === 1);
+  assert.deepEqual(engine.observed, [{ now: 2_000, status: 429 }]); // answered 7 s before: the server's 1 s is over
 });

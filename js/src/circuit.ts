@@ -261,9 +261,9 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
    * blocked already); Go, when it runs, judges every such answer with its
    * whole rule. One past its deadline failed as a 504.
    */
-  function learnLater(req: GateView, p: Promise<Response>, sentAt: number, timedOut: () => boolean) {
+  function learnLater(req: GateView, p: Promise<Response>, sentAt: number, timedOut: () => boolean, answeredAt = () => 0) {
     const learn = (st: number, ra: string, finalUrl: string) => {
-      const at = now();
+      const at = answeredAt() || now();
       const observe = (e: Engine) => e.observe(at, sentAt, at, req.method, req.url, st, ra, finalUrl);
       if (engine) sync(call(observe) ?? false);
       else if (status === "loading") {
@@ -293,7 +293,8 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
 
   /** The calls the tag's file sent before this facade ran (early.ts): counted, and learnt from like those sent before Go. */
   function takeOver(sent: readonly EarlyCall[]) {
-    for (const { input, init, answer } of sent) {
+    for (const call of sent) {
+      const { input, init, answer } = call;
       core.counts.calls++;
       const req = readCall(gateView, input, init, env.baseUrl());
       if (!req || !inScope(req.url, o.scope)) {
@@ -304,8 +305,9 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
       // Sent at some time since the page started; it cannot be aborted from
       // here, but past its deadline it counts as failed (and as in flight when the page goes away).
       const deadline = core.deadlines.start(loadedAt, core.timeoutOf(init));
-      if (deadline) learnLater(req, within(deadline.race(answer), deadline, now), loadedAt, () => deadline.timedOut);
-      else learnLater(req, answer, loadedAt, () => false);
+      const answeredAt = () => call.answeredAt;
+      if (deadline) learnLater(req, within(deadline.race(answer), deadline, now), loadedAt, () => deadline.timedOut, answeredAt);
+      else learnLater(req, answer, loadedAt, () => false, answeredAt);
     }
   }
 

@@ -46,6 +46,8 @@ export interface EarlyCall {
   input: RequestInfo | URL;
   init: RequestInit | undefined;
   answer: Promise<Response>;
+  /** When the answer came (0 until then): a pause the server asked for counts from there, not from when the facade ran. */
+  answeredAt: number;
 }
 
 /** What the facade takes over: the calls already sent (it learns how they went), and what to do again. */
@@ -129,7 +131,10 @@ export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | nu
       const b = blocking();
       if ((m === "GET" || m === "HEAD") && !b.circuit && !b.halfOpen && !b.pauses.length) {
         const answer = nativeFetch(input, init);
-        handover.sent.push({ input, init, answer });
+        const call: EarlyCall = { input, init, answer, answeredAt: 0 };
+        const came = () => void (call.answeredAt = Date.now());
+        answer.then(came, came);
+        handover.sent.push(call);
         return answer;
       }
       return later((g) => g.fetch(input, init), () => plainFetch(input, init));
