@@ -63,7 +63,7 @@ LINT_CLEAN := --banner:js='/* eslint-disable */'
 # facade's file (the facade, the pre-ready gate, the policies; fetched at once)
 # and the engine's file (wasm_exec.js, the wasm loader, the Go path; fetched
 # with the wasm when the page is idle).
-dist/gateway-circuit-engine.js: $(JS_SRC) build/wasm_exec.js node_modules/.stamp js/tsconfig.json
+dist/gateway-circuit-engine.js: $(JS_SRC) build/wasm_exec.js node_modules/.stamp js/tsconfig.json Makefile
 	node_modules/.bin/tsc -p js
 	$(ESBUILD) js/src/engine-file.ts --bundle --minify --format=iife --target=es2020 --log-level=warning $(LINT_CLEAN) --outfile=$@
 
