@@ -249,7 +249,7 @@ describe("twin Next.js portals in Chromium", () => {
     }
   });
 
-  test("expiry closes the overlay by itself, and the next load reaches the gateway", async () => {
+  test("expiry closes the overlay and fetches the failed queries again by themselves; the next load reaches the gateway", async () => {
     // Its own portal server: data-ttl-ms comes from GATEWAY_CIRCUIT_TTL_MS at request time.
     const short = await startNext(`${workspace}admin`, { GATEWAY_URL: gw.url, GATEWAY_CIRCUIT_TTL_MS: "2000" });
     try {
@@ -264,10 +264,17 @@ describe("twin Next.js portals in Chromium", () => {
       await gw.reset();
       await page.waitForFunction(() => !document.documentElement.hasAttribute("data-gateway-circuit"), null, { timeout: 10_000 });
       assert.equal(await overlayVisible(page), false, "the overlay closed when the circuit expired");
+      // The queries the outage failed are fetched again by themselves (connectQueryClient): no reload needed.
+      await page.waitForFunction(
+        (n) => [...document.querySelectorAll('[data-testid="query"]')].filter((r) => r.dataset.state === "success").length === n,
+        QUERIES,
+        { timeout: 10_000 },
+      );
+      assert.equal(await gw.count("/api/admin/"), QUERIES);
       await page.reload();
       await settled(page);
       assert.deepEqual(await rowStates(page), Array(QUERIES).fill("success"));
-      assert.equal(await gw.count("/api/admin/"), QUERIES);
+      assert.equal(await gw.count("/api/admin/"), 2 * QUERIES);
       assert.deepEqual(problems, []);
       await context.close();
     } finally {

@@ -7,7 +7,7 @@
 
 import { connectQueryClient, gatewayCircuit, type QueryClientConnection } from "@gatewaycircuit/browser";
 import { QueryCache, QueryClient, QueryClientProvider } from "@tanstack/react-query";
-import { type ReactNode, useEffect, useState, useSyncExternalStore } from "react";
+import { type ReactNode, type RefObject, useEffect, useRef, useState, useSyncExternalStore } from "react";
 import { overlay, overlayFromError } from "./overlay-store";
 
 export function Providers({ children }: { children: ReactNode }) {
@@ -21,10 +21,9 @@ export function Providers({ children }: { children: ReactNode }) {
   // Arm, clear, expiry, and once right away when a circuit was restored from before the reload.
   useEffect(() => gatewayCircuit.subscribe((s) => (s ? overlay.show(s) : overlay.hide())), []);
   // The failed queries again when the circuit closes or turns half-open: one first, the rest if it succeeds.
-  const [connection, setConnection] = useState<QueryClientConnection | null>(null);
+  const connection = useRef<QueryClientConnection | null>(null);
   useEffect(() => {
-    const c = connectQueryClient(client);
-    setConnection(c);
+    const c = (connection.current = connectQueryClient(client));
     return c.disconnect;
   }, [client]);
   return (
@@ -36,7 +35,7 @@ export function Providers({ children }: { children: ReactNode }) {
 }
 
 /** Always rendered; portal.css shows it while <html data-gateway-circuit="armed">. */
-function Overlay({ connection }: { connection: QueryClientConnection | null }) {
+function Overlay({ connection }: { connection: RefObject<QueryClientConnection | null> }) {
   const state = useSyncExternalStore(overlay.subscribe, overlay.get, overlay.getServer);
   const now = useClock(state !== null);
   const seconds = state?.until && now ? Math.max(0, Math.ceil((state.until - now) / 1000)) : null;
@@ -44,7 +43,7 @@ function Overlay({ connection }: { connection: QueryClientConnection | null }) {
   const retry = () => {
     overlay.hide();
     // The user asked to try again: clear(), then one failed query; the rest only if it succeeds.
-    void connection?.tryAgain();
+    void connection.current?.tryAgain();
   };
 
   return (
