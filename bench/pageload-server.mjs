@@ -2,7 +2,10 @@
 // a generated 300 KB app bundle, the files it loads, and a small JSON API,
 // on 127.0.0.1 only. Nothing is cached by the browser (no-store).
 //
-//   /page/<variant>.html  the same page with a different head script
+//   /page/<variant>.html  the same page with a different head script; the app
+//                         bundle renders the largest element
+//   /ssr/<variant>.html   the same, server-rendered: the largest element comes
+//                         with the HTML
 //   /app.js               the app bundle (sent uncompressed: 300 KB on the wire)
 //   /dist/…               the module, .br/.gz precompressed beside it (pack-dist)
 //   /bench/reference.js   the seed-design breaker, brotli'd once at start
@@ -36,11 +39,12 @@ export function appBundle(bytes = 300 * 1024) {
     size += f.length + 1;
   }
   return `(function(){"use strict";
+var LCP_STYLE=${JSON.stringify(LCP_STYLE)};
 var F=[${fns.join(",")}];
 var acc=0;for(var i=0;i<F.length;i++)acc=(acc+F[i](i))|0;
-var h=document.createElement("h1");h.id="lcp";h.style.cssText="font-size:64px;line-height:1.1;margin:24px 0;min-height:60vh";
+if(!document.getElementById("lcp")){var h=document.createElement("h1");h.id="lcp";h.style.cssText=LCP_STYLE;
 h.textContent="Your orders, deliveries and invoices in one place ("+F.length+" modules, "+(acc&255)+")";
-document.getElementById("app").appendChild(h);
+document.getElementById("app").appendChild(h)}
 var gc=window.gatewayCircuit,rc=window.referenceCircuit;
 var f=gc?gc.fetch:rc?rc.fetch:fetch;
 var q=[];for(var n=0;n<10;n++)q.push(f("/api/item/"+n).then(function(r){return r.json()}));
@@ -51,11 +55,19 @@ document.getElementById("app").appendChild(ul)},function(e){window.__queriesErro
 `;
 }
 
-/** The page: a small static header (first paint), the variant's head script, the app bundle deferred. */
-function page(variant, dist) {
+const LCP_STYLE = "font-size:64px;line-height:1.1;margin:24px 0;min-height:60vh";
+
+/**
+ * The page: a small static header (first paint), the variant's head script,
+ * the app bundle deferred; server-rendered (ssr), the largest element too.
+ * module-inline renders the tag's file inline (its text as built, as the
+ * head entry's standInScript carries it), with data-src for the other files.
+ */
+function page(variant, dist, tagText, ssr) {
   const lib = {
     none: "",
     module: `<script src="/dist/${dist["gateway-circuit.js"]}" data-wasm="/dist/${dist["gateway-circuit.wasm"]}" data-scope="/api/"></script>`,
+    "module-inline": `<script data-src="/dist/" data-wasm="/dist/${dist["gateway-circuit.wasm"]}" data-scope="/api/">${tagText}</script>`,
     "module-eager": `<script src="/dist/${dist["gateway-circuit.js"]}" data-wasm="/dist/${dist["gateway-circuit.wasm"]}" data-scope="/api/" data-load="eager"></script>`,
     reference: `<script src="/bench/reference.js"></script>`,
     "reference-padded": `<script src="/bench/reference-padded.js"></script>`,
@@ -68,7 +80,7 @@ function page(variant, dist) {
 ${lib}${ready}
 <script defer src="/app.js"></script>
 <style>body{font:16px/1.4 sans-serif;margin:0 24px}header{font-size:14px;padding:8px 0;border-bottom:1px solid #ccc}</style>
-</head><body><header>Shop · Orders · Account</header><main id="app"></main></body></html>
+</head><body><header>Shop · Orders · Account</header><main id="app">${ssr ? `<h1 id="lcp" style="${LCP_STYLE}">Your orders, deliveries and invoices in one place</h1>` : ""}</main></body></html>
 `;
 }
 
@@ -97,6 +109,7 @@ export async function startPageLoadServer(root) {
   const referenceRaw = readFileSync(`${root}bench/web/reference.js`);
   const reference = { raw: referenceRaw, br: brotli(referenceRaw) };
   const padded = padTo(referenceRaw, readFileSync(`${root}dist/${dist["gateway-circuit.js"]}.br`).length);
+  const tagText = readFileSync(`${root}dist/${dist["gateway-circuit.js"]}`, "utf8");
 
   const server = createServer((req, res) => {
     const url = new URL(req.url, "http://x");
@@ -106,9 +119,13 @@ export async function startPageLoadServer(root) {
       res.end(body);
     };
     const p = url.pathname;
-    if (p.startsWith("/page/")) {
-      const html = page(p.slice(6).replace(/\.html$/, ""), dist);
-      return html ? send(200, TYPES.html, Buffer.from(html)) : send(404, "text/plain", Buffer.from("no such variant"));
+    const shape = /^\/(page|ssr)\/([\w-]+)\.html$/.exec(p);
+    if (shape) {
+      const html = page(shape[2], dist, tagText, shape[1] === "ssr");
+      if (!html) return send(404, "text/plain", Buffer.from("no such variant"));
+      // Compressed, as any server sends HTML: what an inline script costs is its brotli size.
+      const raw = Buffer.from(html);
+      return accepts("br") ? send(200, TYPES.html, brotli(raw), { "content-encoding": "br", vary: "accept-encoding" }) : send(200, TYPES.html, raw);
     }
     if (p === "/app.js") return send(200, TYPES.js, app);
     const ref = { "/bench/reference.js": reference, "/bench/reference-padded.js": padded }[p];

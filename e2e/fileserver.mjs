@@ -10,14 +10,19 @@ import { listenLoopback } from "./loopback.mjs";
 const TYPES = { ".html": "text/html; charset=utf-8", ".js": "text/javascript", ".wasm": "application/wasm", ".json": "application/json" };
 
 /**
- * api(path, req, res) answers /api/*; pages maps a path to html; the rest
- * comes from dir ("/" is index.html). Resolves to {url, close}.
+ * api(path, req, res) answers /api/*; pages maps a path to html, or to
+ * {html, headers} (e.g. a CSP); the rest comes from dir ("/" is
+ * index.html). Resolves to {url, close}.
  */
 export async function startFileServer({ dir, api, pages = new Map() }) {
   const server = createServer((req, res) => {
     const path = new URL(req.url, "http://x").pathname;
     if (path.startsWith("/api/")) return api(path, req, res);
-    if (pages.has(path)) return res.writeHead(200, { "content-type": TYPES[".html"] }).end(pages.get(path));
+    if (pages.has(path)) {
+      const page = pages.get(path);
+      const { html, headers } = typeof page === "string" ? { html: page, headers: {} } : page;
+      return res.writeHead(200, { "content-type": TYPES[".html"], ...headers }).end(html);
+    }
     const file = join(dir, path === "/" ? "index.html" : path);
     if (!file.startsWith(join(dir, "/")) || !existsSync(file)) return res.writeHead(404).end();
     res.writeHead(200, { "content-type": TYPES[extname(file)] ?? "application/octet-stream", "cache-control": "no-cache" }).end(readFileSync(file));

@@ -264,6 +264,7 @@ export { viaGlobal, state, names, user, query, open };
     let base = "";
     let browser;
     const counts = new Map();
+    const pages = new Map();
 
     before(async () => {
       // The browser entry, resolved the way a bundler resolves it (the "browser" condition).
@@ -300,6 +301,7 @@ export { viaGlobal, state, names, user, query, open };
       );
       server = await startFileServer({
         dir: join(app, "public"),
+        pages,
         api: (path, req, res) => {
           counts.set(path, (counts.get(path) ?? 0) + 1);
           res.writeHead(502, { "content-type": "text/html" }).end("<h1>502 Bad Gateway</h1>");
@@ -321,6 +323,34 @@ export { viaGlobal, state, names, user, query, open };
       const got = await page.evaluate(() => window.check());
       assert.deepEqual(got, { status: "ready", first: 502, open: true, httpStatus: 502, same: true, armed: 502 });
       assert.equal(counts.get("/api/orders"), 1, "the second request was answered before the network");
+      assert.deepEqual(problems, []);
+      await context.close();
+    });
+
+    test("the stand-in rendered inline from the head entry (nonce CSP, a page below the root) loads the facade and the engine from data-src and runs the wasm", async () => {
+      const { standInScript, assets } = await import(join(pkgDir, "dist/head.js"));
+      const { script, facade, engine, wasm } = hashedAssets();
+      assert.equal(standInScript, readFileSync(join(app, "public/_gc", script), "utf8"), "the tag's file, byte for byte");
+      assert.equal(assets.script, script);
+      const nonce = "b64n0nce";
+      pages.set("/shop/cart/index.html", {
+        headers: { "content-security-policy": `script-src 'nonce-${nonce}' 'wasm-unsafe-eval'` },
+        html:
+          `<!doctype html><html><head>` +
+          `<script nonce="${nonce}" data-src="/_gc/" data-wasm="/_gc/${wasm}" data-scope="/api/">${standInScript}</script>` +
+          `<script nonce="${nonce}" src="/app.js"></script></head><body></body></html>`,
+      });
+      const context = await browser.newContext();
+      const { page, problems } = await watchedPage(context);
+      const loaded = [];
+      page.on("requestfinished", (r) => loaded.push(new URL(r.url()).pathname));
+      const before = counts.get("/api/orders") ?? 0;
+      await page.goto(`${base}/shop/cart/index.html`);
+      const got = await page.evaluate(() => window.check());
+      assert.deepEqual(got, { status: "ready", first: 502, open: true, httpStatus: 502, same: true, armed: 502 });
+      assert.equal(counts.get("/api/orders"), before + 1, "the second request was answered before the network");
+      for (const f of [facade, engine, wasm]) assert.ok(loaded.includes(`/_gc/${f}`), `${f} from data-src: ${loaded.join(" ")}`);
+      assert.ok(!loaded.includes(`/_gc/${script}`), "the inline stand-in fetches no tag file");
       assert.deepEqual(problems, []);
       await context.close();
     });

@@ -3,7 +3,8 @@
 //
 //   dist/index.js    browser ESM entry: the script tag's window.gatewayCircuit
 //   dist/server.js   react-server / node / default: a pass-through, never touches window
-//   dist/head.js     the inline <head> marker script and the hashed asset names
+//   dist/head.js     the inline <head> marker script, the tag's file's text (to render
+//                    inline) and the hashed asset names
 //   dist/static/     the four files of the script-tag build, content-hashed
 //                    (named by ../dist/manifest.json: tools/pack-dist.mjs hashes
 //                    them, not again here), each with its .br and .gz beside it:
@@ -71,6 +72,9 @@ const marker = await build({
   write: false,
 });
 const markerText = marker.outputFiles[0].text.trim();
+// The tag's file as it is served, to render inline: the same bytes, not a second build.
+const standInText = readFileSync(built(assets.script), "utf8");
+if (/<\/script|<!--/i.test(standInText)) throw new Error(`${assets.script} cannot be inlined: it holds </script or <!--`);
 
 await build({ ...common, entryPoints: [join(here, "src/index.ts")], platform: "browser", outfile: join(out, "index.js") });
 await build({ ...common, entryPoints: [join(here, "src/server.ts")], platform: "neutral", outfile: join(out, "server.js") });
@@ -79,7 +83,7 @@ await build({
   entryPoints: [join(here, "src/head.ts")],
   platform: "neutral",
   outfile: join(out, "head.js"),
-  define: { GATEWAY_CIRCUIT_MARKER: JSON.stringify(markerText), GATEWAY_CIRCUIT_ASSETS: JSON.stringify(assets) },
+  define: { GATEWAY_CIRCUIT_MARKER: JSON.stringify(markerText), GATEWAY_CIRCUIT_ASSETS: JSON.stringify(assets), GATEWAY_CIRCUIT_STAND_IN: JSON.stringify(standInText) },
 });
 
 execFileSync(join(root, "node_modules/.bin/tsc"), ["-p", join(here, "tsconfig.package.json")], { stdio: "inherit" });

@@ -30,8 +30,10 @@
 //     heartbeat older than Options.Lease) answers 409 idempotency_in_doubt
 //     until its retention ends: the handler is never run twice for it;
 //   - records are kept Options.Retention and at most Options.MaxEntries per
-//     principal; a record past its retention is ignored on read before any
-//     write has pruned it.
+//     principal (a finished record goes once MaxEntries newer ones exist;
+//     a pending one stays until its retention ends); a record past its
+//     retention or beyond the bound is ignored on read before any write
+//     has pruned it.
 //
 // The handler's answer is buffered (it is recorded whole); a handler that
 // streams is not for this middleware.
@@ -83,8 +85,9 @@ type Options struct {
 	RequireKey bool
 	// Retention is how long a record is kept. Default 24 h.
 	Retention time.Duration
-	// MaxEntries bounds the records of one principal; the oldest finished
-	// ones go first. Default 10 000.
+	// MaxEntries bounds the records of one principal: a finished record
+	// goes once MaxEntries newer ones exist (pending ones count, but stay).
+	// Default 10 000.
 	MaxEntries int
 	// MaxBodyBytes bounds a request body (413 past it). Default 1 MiB.
 	MaxBodyBytes int
@@ -279,7 +282,7 @@ func (l *Ledger) do(w http.ResponseWriter, r *http.Request, id ID, fp string, h 
 		now := l.o.Now().UnixMilli()
 		cutoff := now - l.o.Retention.Milliseconds()
 		// The read comes first: a replay costs one statement.
-		got, err := l.o.Store.Get(ctx, id, cutoff)
+		got, err := l.o.Store.Get(ctx, id, cutoff, l.o.MaxEntries)
 		switch {
 		case err != nil:
 			writeProblem(w, http.StatusInternalServerError, "ledger_unavailable", err.Error())

@@ -359,6 +359,39 @@ var cases = []struct {
 			t.Fatalf("bob's records %d: another principal's bound is his own", n)
 		}
 	}},
+	{"a record beyond the bound is not replayed, before any write prunes it", func(t *testing.T, s ledger.Store) {
+		c := &clock{t: time.Unix(1_000_000, 0)}
+		tune := func(o *ledger.Options) { o.Now, o.MaxEntries = c.now, 2 }
+		held := &app{hold: make(chan struct{}), started: make(chan struct{}, 2)}
+		slow, fast := server(t, s, held, tune), server(t, s, &app{}, tune)
+		var wg sync.WaitGroup
+		for _, k := range []string{`"a"`, `"b"`} {
+			wg.Add(1)
+			go func() { defer wg.Done(); send(slow, "POST", "/orders", "ann", k, `{}`) }()
+			<-held.started
+			c.add(time.Second)
+		}
+		// a and b are pending, which no write prunes: c's claim leaves
+		// three records, and a and b finish after it.
+		if r := send(fast, "POST", "/orders", "ann", `"c"`, `{}`); r.status != 201 || r.replayed {
+			t.Fatalf("c: %+v", r)
+		}
+		c.add(time.Second)
+		close(held.hold)
+		wg.Wait()
+		if n, _ := s.Count(context.Background(), "ann"); n != 3 {
+			t.Fatalf("ann's records %d, want 3 (one beyond the bound of 2)", n)
+		}
+		for _, k := range []string{`"a"`, `"b"`} {
+			if r := send(fast, "POST", "/orders", "ann", k, `{}`); !r.replayed {
+				t.Fatalf("%s, within the bound, was not replayed: %+v", k, r)
+			}
+		}
+		// Read: c is neither replayed nor compared.
+		if r := send(fast, "POST", "/orders", "ann", `"c"`, `{"other":1}`); r.status != 201 || r.replayed {
+			t.Fatalf("the record beyond the bound still answered: %+v", r)
+		}
+	}},
 }
 
 // checkOne: one effect, and every caller got its answer (one fresh, the

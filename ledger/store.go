@@ -42,8 +42,11 @@ type Store interface {
 	// failed one with rec's fingerprint (its retry runs again, keeping its
 	// CreatedAt). It reports whether rec now holds the ID.
 	Claim(ctx context.Context, rec Record, cutoff int64) (bool, error)
-	// Get returns the record of id created at or after cutoff, or nil.
-	Get(ctx context.Context, id ID, cutoff int64) (*Record, error)
+	// Get returns the record of id created at or after cutoff and within
+	// the bound of max records per principal, or nil: a finished record
+	// with max newer ones of its principal (not counting those created
+	// before cutoff) is beyond it, as Prune sees it.
+	Get(ctx context.Context, id ID, cutoff int64, max int) (*Record, error)
 	// Touch sets UpdatedAt of id's pending record while token holds it.
 	Touch(ctx context.Context, id ID, token string, now int64) error
 	// Finish records the answer (State done or failed) if token holds id.
@@ -51,7 +54,10 @@ type Store interface {
 	// Release deletes id's record if token holds it.
 	Release(ctx context.Context, id ID, token string) error
 	// Prune deletes principal's records created before cutoff and its
-	// oldest finished ones beyond max.
+	// finished ones beyond the bound of max records: those with max newer
+	// ones. Newer is by UpdatedAt, then Operation and Key (a total order);
+	// a pending record counts but is never beyond the bound (its outcome
+	// is unknown until it finishes or its retention ends).
 	Prune(ctx context.Context, principal string, cutoff int64, max int) error
 	// Count is the number of principal's records ("" for all).
 	Count(ctx context.Context, principal string) (int, error)
@@ -60,24 +66,29 @@ type Store interface {
 // Dialect is the SQL a database speaks where SQLite and PostgreSQL differ.
 type Dialect struct {
 	Name     string
-	schema   string
+	schema   []string
 	numbered bool // $1, $2… instead of ?
 }
 
+// newestIndex serves the bound: a principal's records from the newest,
+// with what the bound reads, without visiting the table.
+const newestIndex = `CREATE INDEX IF NOT EXISTS idempotency_ledger_newest
+	ON idempotency_ledger (principal, updated_at, operation, key, created_at)`
+
 // The dialects of NewSQLStore.
 var (
-	SQLite = Dialect{Name: "sqlite", schema: `CREATE TABLE IF NOT EXISTS idempotency_ledger (
+	SQLite = Dialect{Name: "sqlite", schema: []string{`CREATE TABLE IF NOT EXISTS idempotency_ledger (
 	principal TEXT NOT NULL, operation TEXT NOT NULL, key TEXT NOT NULL,
 	fingerprint TEXT NOT NULL, state TEXT NOT NULL, token TEXT NOT NULL,
 	status INTEGER, header TEXT, body BLOB,
 	created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL,
-	PRIMARY KEY (principal, operation, key)) WITHOUT ROWID`}
-	Postgres = Dialect{Name: "postgres", numbered: true, schema: `CREATE TABLE IF NOT EXISTS idempotency_ledger (
+	PRIMARY KEY (principal, operation, key)) WITHOUT ROWID`, newestIndex}}
+	Postgres = Dialect{Name: "postgres", numbered: true, schema: []string{`CREATE TABLE IF NOT EXISTS idempotency_ledger (
 	principal TEXT NOT NULL, operation TEXT NOT NULL, key TEXT NOT NULL,
 	fingerprint TEXT NOT NULL, state TEXT NOT NULL, token TEXT NOT NULL,
 	status INTEGER, header TEXT, body BYTEA,
 	created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL,
-	PRIMARY KEY (principal, operation, key))`}
+	PRIMARY KEY (principal, operation, key))`, newestIndex}}
 )
 
 // SQLStore is a Store over database/sql: SQLite (modernc.org/sqlite, the
@@ -97,11 +108,13 @@ func SQLiteDSN(path string) string {
 
 // NewSQLStore creates the table if needed and returns the Store.
 func NewSQLStore(ctx context.Context, db *sql.DB, d Dialect) (*SQLStore, error) {
-	if d.schema == "" {
+	if len(d.schema) == 0 {
 		return nil, errors.New("ledger: unknown SQL dialect")
 	}
-	if _, err := db.ExecContext(ctx, d.schema); err != nil {
-		return nil, err
+	for _, q := range d.schema {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			return nil, err
+		}
 	}
 	return &SQLStore{db: db, d: d, q: map[string]string{}}, nil
 }
@@ -150,14 +163,24 @@ func (s *SQLStore) Claim(ctx context.Context, r Record, cutoff int64) (bool, err
 	return n == 1, err
 }
 
+// beyondBound holds for a finished record of principal (the 1st argument)
+// at or older than its (max+1)-th newest record created at or after cutoff
+// (the 2nd and 3rd: cutoff, max). Get and Prune share it, so a record is
+// never replayed that the next write would prune. The subquery is not
+// correlated: it is one walk of newestIndex, at most max+1 entries long.
+const beyondBound = `(state <> 'pending' AND COALESCE((updated_at, operation, key) <= (
+	SELECT updated_at, operation, key FROM idempotency_ledger WHERE principal = ? AND created_at >= ?
+	ORDER BY updated_at DESC, operation DESC, key DESC LIMIT 1 OFFSET ?), false))`
+
 // Get implements Store.
-func (s *SQLStore) Get(ctx context.Context, id ID, cutoff int64) (*Record, error) {
+func (s *SQLStore) Get(ctx context.Context, id ID, cutoff int64, max int) (*Record, error) {
 	r := Record{ID: id}
 	var status sql.NullInt64
 	var header sql.NullString
 	err := s.db.QueryRowContext(ctx, s.sql(`SELECT fingerprint, state, token, status, header, body, created_at, updated_at
-		FROM idempotency_ledger WHERE principal = ? AND operation = ? AND key = ? AND created_at >= ?`),
-		id.Principal, id.Operation, id.Key, cutoff).
+		FROM idempotency_ledger WHERE principal = ? AND operation = ? AND key = ? AND created_at >= ?
+		AND NOT `+beyondBound),
+		id.Principal, id.Operation, id.Key, cutoff, id.Principal, cutoff, max).
 		Scan(&r.Fingerprint, &r.State, &r.Token, &status, &header, &r.Body, &r.CreatedAt, &r.UpdatedAt)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
@@ -194,16 +217,8 @@ func (s *SQLStore) Release(ctx context.Context, id ID, token string) error {
 
 // Prune implements Store.
 func (s *SQLStore) Prune(ctx context.Context, principal string, cutoff int64, max int) error {
-	if _, err := s.exec(ctx, `DELETE FROM idempotency_ledger WHERE principal = ? AND created_at < ?`, principal, cutoff); err != nil {
-		return err
-	}
-	n, err := s.Count(ctx, principal)
-	if err != nil || n <= max {
-		return err
-	}
-	_, err = s.exec(ctx, `DELETE FROM idempotency_ledger WHERE principal = ? AND (operation, key) IN
-		(SELECT operation, key FROM idempotency_ledger WHERE principal = ? AND state <> 'pending' ORDER BY updated_at LIMIT ?)`,
-		principal, principal, n-max)
+	_, err := s.exec(ctx, `DELETE FROM idempotency_ledger WHERE principal = ? AND (created_at < ? OR `+beyondBound+`)`,
+		principal, cutoff, principal, cutoff, max)
 	return err
 }
 

@@ -136,7 +136,7 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if answer, ok := s.acted[key]; ok && keys {
 		s.mu.Unlock()
 		w.Header().Set("content-type", "application/json")
-		w.Header().Set("idempotent-replayed", "true")
+		w.Header().Set("Idempotency-Replayed", "true")
 		w.WriteHeader(201)
 		_, _ = io.WriteString(w, answer)
 		return

@@ -7,6 +7,12 @@
 // page is idle.
 //
 //   <script src="/gateway-circuit.js" data-wasm="/gateway-circuit.wasm" data-scope="/api/"></script>
+//
+// Rendered inline (no round trip before the first paint; the head entry's
+// standInScript is this file's text), it has no src: data-src names the
+// folder that holds the other files.
+//
+//   <script nonce="…" data-src="/_gc/" data-wasm="/_gc/gateway-circuit.<hash>.wasm" data-scope="/api/">…</script>
 
 import { type Early, FACADE_WAIT_MS, createEarly } from "./early.js";
 import { sessionStorageOf } from "./storage.js";
@@ -25,7 +31,7 @@ declare const GATEWAY_CIRCUIT_FACADE: string;
 export interface Tag {
   /** The tag's data-* attributes. */
   data: Record<string, string | undefined>;
-  /** The tag's src (URLs in data-* are resolved against the page; the other files sit beside this one). */
+  /** The tag's src, or its data-src resolved against the page when inline (URLs in data-* are resolved against the page; the other files sit beside this one). */
   src: string;
   nonce: string;
   early: Early;
@@ -61,9 +67,10 @@ if (g.gatewayCircuit) {
   const nativeFetch = globalThis.fetch.bind(globalThis);
   const early = createEarly(nativeFetch, sessionStorageOf(globalThis), data, document.baseURI);
   g.gatewayCircuit = early.api;
-  const src = script?.src || document.baseURI;
-  const url = new URL(GATEWAY_CIRCUIT_FACADE, src).href;
+  let url = GATEWAY_CIRCUIT_FACADE;
   try {
+    const src = script?.src || new URL(data.src ?? "", document.baseURI).href;
+    url = new URL(url, src).href;
     const tag: Tag = { data, src, nonce: script?.nonce ?? "", early, nativeFetch, scriptUrl: scriptUrls() };
     g[Symbol.for("gatewaycircuit.tag")] = tag;
     const s = document.createElement("script");
@@ -76,7 +83,7 @@ if (g.gatewayCircuit) {
     (document.head ?? document.documentElement).append(s);
     setTimeout(() => early.fail(new Error(`${url} did not run within ${FACADE_WAIT_MS} ms`)), FACADE_WAIT_MS);
   } catch (e) {
-    // Trusted Types refused the policy or the URL (or the page has no document to add to).
+    // Trusted Types refused the policy or the URL, data-src is not a URL, or the page has no document to add to.
     early.fail(new Error(`${url} could not be added: ${(e as Error).message}`));
   }
 }
