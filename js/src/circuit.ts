@@ -15,21 +15,19 @@
 // comes before it.
 
 import { Flag, METRICS, Quiet } from "./abi.gen.js";
+import { type Decider, checkArm, createApi } from "./api.js";
 import { type DataAttributes, type ResolvedOptions, attributesText, type readGoOptions, readEarlyRule } from "./config.js";
 import { Deadlines, initWithin, timeoutOf, within } from "./deadline.js";
 import type { EarlyCall } from "./early.js";
 import type { Engine } from "./engine.js";
-import { isCircuitOpenError, isGatewayError, isIdempotencyError } from "./errors.js";
 import { Gate, armed } from "./gate.js";
 import type { Facade, GoPath } from "./gopath.js";
 import { statusOf } from "./network.js";
-import { createFetchJSON, createQueryFn, createRetry, createRetryDelay } from "./query.js";
+import { createFetchJSON, createRetry, createRetryDelay } from "./query.js";
 import { type GateView, gateView, MUTATIONS, readCall } from "./request.js";
 import { synthetic } from "./responses.js";
 import { inScope } from "./scope.js";
-import { RELOAD } from "./frames.js";
 import { StateMirror } from "./state.js";
-import { checkArm } from "./surface.js";
 import { parked } from "./wait.js";
 import { type CircuitState, type StorageLike, readPauses, readRaw, writeRaw } from "./storage.js";
 import type { GatewayCircuit, Metrics, ModuleStatus } from "./types.js";
@@ -79,11 +77,31 @@ export function withoutQueries(message: string): string {
 /** How long a mutation made before the wasm runs waits for it. */
 const HOLD_MS = 3000;
 
+/** The decider while the module runs (the pre-ready gate, then Go), and what the facade's file asks of it. */
+export interface Circuit extends Decider {
+  /**
+   * The stored state is read again: the page came back from the back/forward
+   * cache (another page of the tab may have armed or cleared meanwhile), or
+   * another instance sharing the storage changed it.
+   */
+  reload(): void;
+  /** The calls the tag's file sent before this facade ran (early.ts): counted, and learnt from like those sent before Go. */
+  takeOver(sent: readonly EarlyCall[]): void;
+  /** The page goes away (pagehide): a gateway that hangs arms the circuit for the next load. */
+  hide(): void;
+}
+
+/** The facade over options `o` behind its own API object (tests; the page's object is the stand-in's). */
+export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data: DataAttributes = {}): GatewayCircuit {
+  const c = createCircuit(o, env, data);
+  return createApi(() => c);
+}
+
 /**
  * The facade over options `o` (the pre-ready reader's view of `data`, the
  * script tag's attributes, which Go reads again and owns once it runs).
  */
-export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data: DataAttributes = {}): GatewayCircuit {
+export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAttributes = {}): Circuit {
   const nativeFetch = env.fetch;
   const storage = env.storage;
   const now = env.now ?? Date.now;
@@ -115,11 +133,6 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
     mirror.set(b.circuit, b.halfOpen, b.pauses);
   }
 
-  /**
-   * The stored state is read again: the page came back from the back/forward
-   * cache (another page of the tab may have armed or cleared meanwhile), or
-   * another instance sharing the storage changed it.
-   */
   function reload() {
     gate.load(now());
     const r = call((e) => e.reload(now()));
@@ -291,7 +304,6 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
     for (const observe of early.splice(0)) observe(e);
   }
 
-  /** The calls the tag's file sent before this facade ran (early.ts): counted, and learnt from like those sent before Go. */
   function takeOver(sent: readonly EarlyCall[]) {
     for (const call of sent) {
       const { input, init, answer } = call;
@@ -423,7 +435,6 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
   );
   ready.catch(noop); // a rejection is for those who await it, not an unhandledrejection
 
-  const fetchJSON = createFetchJSON(publicFetch);
   return {
     fetch: publicFetch,
     read,
@@ -447,32 +458,17 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
       flights: path?.flights ?? 0,
       staleCopies: path?.copies ?? 0,
     }),
-    fetchJSON,
-    queryFn: createQueryFn(fetchJSON),
+    fetchJSON: createFetchJSON(publicFetch),
     retry,
     retryDelay,
-    isGatewayError,
-    isCircuitOpenError,
-    isIdempotencyError,
     get options() {
       return options;
     },
-    [RELOAD]: reload,
-    [TAKE_OVER]: takeOver,
-    [HIDE]: hide,
-  } as GatewayCircuit;
+    reload,
+    takeOver,
+    hide,
+  };
 }
-
-/**
- * The facade's file calls it on pageshow with persisted and on a storage
- * event, and other frames' instances when they changed the state (frames.ts);
- * not part of the public API.
- */
-export { RELOAD };
-/** The facade's file calls it on pagehide (hide); not part of the public API. */
-export const HIDE = Symbol.for("gatewaycircuit.hide");
-/** The facade's file hands it the calls the tag's file sent early (takeOver); not part of the public API. */
-export const TAKE_OVER = Symbol.for("gatewaycircuit.takeOver");
 
 function freeze(o: ResolvedOptions): Readonly<ResolvedOptions> {
   return Object.freeze({ ...o, scope: Object.freeze([...o.scope]) as string[], tripStatuses: Object.freeze([...o.tripStatuses]) as number[] });
