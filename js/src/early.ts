@@ -89,7 +89,6 @@ export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | nu
         report(e);
       }
     }
-    return b.circuit;
   }
 
   /** Without the facade: the plain fetch, but a stored circuit or pause still answers in scope, as in the facade's fallback. */
