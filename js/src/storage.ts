@@ -49,11 +49,6 @@ export interface StorageLike {
 
 const hasOwn = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
 
-/** Reads `{"until":<ms>,"httpStatus":<int>}`; anything else is `null`. */
-export function parsePayload(raw: string): CircuitState | null {
-  return readEntry(raw)?.state ?? null;
-}
-
 /** The entry's required fields, and the parsed object for the optional ones. */
 function readEntry(raw: string): { state: CircuitState; o: Record<string, unknown> } | null {
   if (raw.length > MAX_PAYLOAD_LEN) return null;
