@@ -1,5 +1,6 @@
-// The facade: gatewayCircuit.fetch/read/arm/clear/subscribe/ready/metrics.
-// It wires the jobs together and decides nothing itself:
+// The facade: the decider behind the one API object (api.ts) once the
+// facade's file has run, before Go and with it. It wires the jobs together
+// and decides nothing itself:
 //   request.ts    what a fetch call asks for (read without changing it)
 //   gate.ts       the pre-ready gate: the stored state, honoured before Go runs
 //   state.ts      the circuit's state and the subscribers
@@ -15,7 +16,7 @@
 // comes before it.
 
 import { Flag, METRICS, Quiet } from "./abi.gen.js";
-import { type Decider, checkArm, createApi } from "./api.js";
+import { type Decider, checkArm, createApi, noMetrics } from "./api.js";
 import { type DataAttributes, type ResolvedOptions, attributesText, type readGoOptions, readEarlyRule } from "./config.js";
 import { Deadlines, initWithin, timeoutOf, within } from "./deadline.js";
 import type { EarlyCall } from "./early.js";
@@ -145,18 +146,7 @@ export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAt
     now,
     call,
     sync,
-    counts: {
-      calls: 0,
-      network: 0,
-      retries: 0,
-      coalesced: 0,
-      shortCircuited: 0,
-      cooledDown: 0,
-      answeredLocally: 0,
-      idempotencyRefused: 0,
-      passedThrough: 0,
-      untouched: 0,
-    },
+    counts: noMetrics(), // the JS side's counters among them (JsCounts)
     idle: () => engine !== null && (engine.quiet() & Quiet.Idle) !== 0,
     uneventful: (st) => engine !== null && engine.uneventful(st),
     deadlines: new Deadlines(),

@@ -171,7 +171,7 @@ export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | nu
     diagnostics: () => ({ status: standIn.status, wasmMemoryBytes: 0, listeners: listeners.size, flights: 0, staleCopies: 0 }),
     retry: createRetry(DEFAULT_TRIP_STATUSES), // the facade's rule with the default trip statuses (it reads data-trip-statuses)
     retryDelay: createRetryDelay(blocking),
-    options: undefined as unknown as Decider["options"],
+    options: undefined as unknown as Decider["options"], // the facade reads them: until it runs, none
   };
   standIn.ready.catch(() => {}); // for those who await it
   let current = standIn;
