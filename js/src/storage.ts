@@ -106,17 +106,6 @@ export function restorePhase(
   return { phase, stored: { until, httpStatus: s.httpStatus, strikes, halfOpenUntil }, action: changed ? "rewrite" : "keep" };
 }
 
-/** The stored entry as the circuit (armed or not); for the seed's two-field readers. */
-export function restore(
-  raw: string | null,
-  now: number,
-  maxTtlMs: number,
-): { state: CircuitState | null; action: RestoreAction } {
-  const r = restorePhase(raw, now, maxTtlMs);
-  const state = r.phase === "open" && r.stored ? { until: r.stored.until, httpStatus: r.stored.httpStatus } : null;
-  return { state, action: r.action };
-}
-
 /** The stored format, with the optional fields only when set. */
 export function toStored(s: CircuitState & Partial<StoredCircuit>): string {
   let out = `{"until":${s.until},"httpStatus":${s.httpStatus}`;
