@@ -57,6 +57,7 @@ export interface Handover {
 }
 
 export interface Early {
+  /** The one API object (window.gatewayCircuit): the stand-in decides behind it, then the facade. */
   api: GatewayCircuit;
   /** The facade has run: it decides behind the API from now on; returns what it must take over, or null when too late (the stand-in failed over). */
   adopt(facade: Decider): Handover | null;
