@@ -22,7 +22,10 @@ export function createApi(current: () => Decider, own: OwnHelpers = {}): Gateway
   return {
     fetch: (input, init) => current().fetch(input, init),
     read: () => current().read(),
-    arm: (httpStatus, ttlMs) => current().arm(httpStatus, ttlMs),
+    arm(httpStatus, ttlMs) {
+      checkArm(httpStatus, ttlMs);
+      return current().arm(httpStatus, ttlMs);
+    },
     clear: () => current().clear(),
     blocking: () => current().blocking(),
     forget: () => current().forget(),
@@ -53,7 +56,7 @@ export function createApi(current: () => Decider, own: OwnHelpers = {}): Gateway
 }
 
 /** Throws the RangeError arm() gives for a bad status or TTL, in every phase. */
-export function checkArm(httpStatus: number, ttlMs: number | undefined): void {
+function checkArm(httpStatus: number, ttlMs: number | undefined): void {
   if (!isHttpStatus(httpStatus)) {
     throw new RangeError(`gatewayCircuit.arm: httpStatus must be an integer from 100 to 599, got ${String(httpStatus)}`);
   }

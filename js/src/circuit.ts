@@ -16,7 +16,7 @@
 // comes before it.
 
 import { Flag, METRICS, Quiet } from "./abi.gen.js";
-import { type Decider, checkArm, createApi, noMetrics } from "./api.js";
+import { type Decider, createApi, noMetrics } from "./api.js";
 import { type DataAttributes, type ResolvedOptions, attributesText, type readGoOptions, readEarlyRule } from "./config.js";
 import { Deadlines, initWithin, timeoutOf, within } from "./deadline.js";
 import type { EarlyCall } from "./early.js";
@@ -353,7 +353,6 @@ export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAt
   }
 
   function arm(httpStatus: number, ttlMs?: number): CircuitState {
-    checkArm(httpStatus, ttlMs);
     const ttl = ttlMs === undefined ? 0 : Math.floor(ttlMs); // 0 asks Go for the policy's TTL
     const r = call((e) => e.arm(now(), httpStatus, ttl));
     if (r !== null && r < 0) throw new RangeError(`gatewayCircuit.arm: ${engine?.message() ?? "rejected"}`);

@@ -23,7 +23,7 @@
 // answers with the synthetic 503; status "fallback", one console.warn) and
 // the page keeps working.
 
-import { type Decider, checkArm, createApi, noMetrics } from "./api.js";
+import { type Decider, createApi, noMetrics } from "./api.js";
 import { type DataAttributes, DEFAULT_TRIP_STATUSES, readCircuitTimes } from "./config.js";
 import { armed, serviceOf, storedBlocking } from "./gate.js";
 import { MAX_RETRY_DELAY_MS, createRetry } from "./query.js";
@@ -138,7 +138,6 @@ export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | nu
     read: () => blocking().circuit,
     blocking,
     arm(httpStatus, ttlMs) {
-      checkArm(httpStatus, ttlMs);
       const s = armed(rule, Date.now(), httpStatus, ttlMs);
       write(s);
       return { until: s.until, httpStatus };

@@ -14,7 +14,7 @@ import {
   DEFAULT_TTL_MS,
   type ResolvedOptions,
 } from "./config.js";
-import { type Decider, checkArm, createApi, noMetrics } from "./api.js";
+import { type Decider, createApi, noMetrics } from "./api.js";
 import { createFetchJSON, createRetry, createRetryDelay } from "./query.js";
 import type { GatewayCircuit } from "./types.js";
 
@@ -43,10 +43,9 @@ export function createPassthrough(reason: Error): GatewayCircuit {
   const plain: Decider = {
     fetch: plainFetch,
     read: () => null,
-    // Validated like the real one, so a bad call fails the same way in
-    // tests that run without a browser; nothing is stored.
+    // Validated as in every phase (api.ts), so a bad call fails the same
+    // way in tests that run without a browser; nothing is stored.
     arm(httpStatus: number, ttlMs?: number) {
-      checkArm(httpStatus, ttlMs);
       const ttl = ttlMs ?? options.ttlMs;
       return { until: Date.now() + Math.min(Math.floor(ttl), options.maxTtlMs), httpStatus };
     },
