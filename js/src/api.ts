@@ -13,12 +13,9 @@ import type { GatewayCircuit, Metrics } from "./types.js";
 /** What a phase decides: the public API but for what is the same in every phase (the guards, queryFn over fetchJSON). */
 export type Decider = Omit<GatewayCircuit, "queryFn" | "isGatewayError" | "isCircuitOpenError" | "isIdempotencyError">;
 
-/** The TanStack helpers an entry may bring itself instead of asking the decider. */
-export type OwnHelpers = Partial<Pick<Decider, "fetchJSON" | "retry" | "retryDelay">>;
-
 /** The public object over the decider `current()` returns at each call. */
-export function createApi(current: () => Decider, own: OwnHelpers = {}): GatewayCircuit {
-  const fetchJSON: FetchJSON = own.fetchJSON ?? ((input, init) => current().fetchJSON(input, init));
+export function createApi(current: () => Decider): GatewayCircuit {
+  const fetchJSON: FetchJSON = (input, init) => current().fetchJSON(input, init);
   return {
     fetch: (input, init) => current().fetch(input, init),
     read: () => current().read(),
@@ -43,8 +40,8 @@ export function createApi(current: () => Decider, own: OwnHelpers = {}): Gateway
     diagnostics: () => current().diagnostics(),
     fetchJSON,
     queryFn: createQueryFn(fetchJSON),
-    retry: own.retry ?? ((failureCount, error) => current().retry(failureCount, error)),
-    retryDelay: own.retryDelay ?? ((failureCount, error) => current().retryDelay(failureCount, error)),
+    retry: (failureCount, error) => current().retry(failureCount, error),
+    retryDelay: (failureCount, error) => current().retryDelay(failureCount, error),
     // The guards read a registered-symbol brand: the same in every bundle.
     isGatewayError,
     isCircuitOpenError,

@@ -14,7 +14,7 @@ import { DEFAULT_TRIP_STATUSES } from "./config.js";
 import { isCircuitOpenError, isGatewayError, isIdempotencyError } from "./errors.js";
 import { createApi } from "./api.js";
 import { createPassthrough } from "./passthrough.js";
-import { createFetchJSON, createRetry, createRetryDelay } from "./query.js";
+import { createFetchJSON, createQueryFn, createRetry, createRetryDelay } from "./query.js";
 import { type QueryClientConnection, type QueryClientLike, connectQueryClient as connect } from "./tanstack.js";
 import type { GatewayCircuit } from "./types.js";
 
@@ -42,15 +42,19 @@ export function getGatewayCircuit(): GatewayCircuit {
 const live = getGatewayCircuit;
 const blocking = () => live().blocking();
 
+const fetchJSON = createFetchJSON((input, init) => live().fetch(input, init));
+
 /**
  * window.gatewayCircuit, looked up at each call. Methods can be passed around
  * unbound. Its TanStack helpers are built here over live().fetch, not handed
  * over: the same errors (GatewayHttpError) and the same retry rule whichever
  * instance answers — the facade, the tag's stand-in before it, or the
- * pass-through when the tag never ran.
+ * pass-through when the tag never ran. (They are set over the API object's
+ * own, not passed into it, to keep the tag's file small.)
  */
-export const gatewayCircuit: GatewayCircuit = createApi(live, {
-  fetchJSON: createFetchJSON((input, init) => live().fetch(input, init)),
+export const gatewayCircuit: GatewayCircuit = Object.assign(createApi(live), {
+  fetchJSON,
+  queryFn: createQueryFn(fetchJSON),
   retry: createRetry(DEFAULT_TRIP_STATUSES, 3, {
     blocking,
     get status() {
