@@ -246,9 +246,9 @@ export { viaGlobal, state, names, user, query, open };
       assert.ok(rest.includes(marker), `the engine's file has ${marker}`);
       assert.ok(!tag.includes(marker) && !api.includes(marker), `only the engine's file carries ${marker}`);
     }
-    // the facade's take-over and the pre-ready hold (circuit.ts); the tag carries only the
+    // the facade's take-over of the calls sent early and the pre-ready hold (circuit.ts); the tag carries only the
     // synthetic 503, for a stored circuit when the facade's file fails
-    for (const marker of ["gatewaycircuit.takeOver", "was not ready within"]) {
+    for (const marker of ["takeOver", "was not ready within"]) {
       assert.ok(api.includes(marker), `the facade's file has ${marker}`);
       assert.ok(!tag.includes(marker), `the script must not carry ${marker}: it blocks the first paint`);
     }

@@ -6,10 +6,10 @@ import { test } from "node:test";
 import { MemoryStorage } from "../test/memory-storage.js";
 import { FakeEngine, Kind, Quiet, type Script } from "../test/fake-engine.js";
 import { Code } from "./abi.gen.js";
-import { HIDE, TAKE_OVER, createGatewayCircuit, withoutQueries } from "./circuit.js";
+import { createCircuit, createGatewayCircuit, withoutQueries } from "./circuit.js";
+import { createApi } from "./api.js";
 import { readGoOptions, readOptions } from "./config.js";
 import { createGoPath } from "./gopath.js";
-import type { EarlyCall } from "./early.js";
 
 const base = "http://app.test/page";
 
@@ -40,7 +40,7 @@ async function facade(
   const { fetchFn, sent } = recordingFetch();
   const data = { wasm: "/m.wasm", scope: "/api/", ...attrs };
   const { options } = readOptions(data, base);
-  const gc = createGatewayCircuit(options, {
+  const circuit = createCircuit(options, {
     fetch: fetchFn,
     storage,
     baseUrl: () => base,
@@ -50,8 +50,9 @@ async function facade(
       return { engine, options: "", createGoPath, readGoOptions };
     },
   }, data);
+  const gc = createApi(() => circuit);
   if (!started) await gc.ready;
-  return { gc, engine, sent };
+  return { gc, circuit, engine, sent };
 }
 
 const until = async (f: () => boolean) => {
@@ -519,8 +520,8 @@ test("deadline: before Go runs too, and Go learns the request failed as a 504", 
 
 test("F5 while the gateway hangs: the page arms the circuit for one deadline; not when the gateway answered meanwhile", async () => {
   let t = 10_000;
-  const { gc, engine, sent } = await facade({ quiet: Quiet.Idle }, {}, undefined, null, () => t);
-  const hide = (gc as unknown as { [HIDE]: () => void })[HIDE];
+  const { gc, circuit, engine, sent } = await facade({ quiet: Quiet.Idle }, {}, undefined, null, () => t);
+  const hide = circuit.hide;
   void gc.fetch("/api/a").catch(() => {});
   await until(() => sent.length === 1);
   t = 10_500;
@@ -538,14 +539,14 @@ test("F5 while the gateway hangs: the page arms the circuit for one deadline; no
   other.sent[1]!.answer(new Response("ok"));
   await quick;
   t = 14_000;
-  (other.gc as unknown as { [HIDE]: () => void })[HIDE]();
+  other.circuit.hide();
   assert.ok(!other.engine.calls.some((c) => c.startsWith("arm")), other.engine.calls.join(", "));
   // Nor is a request its caller gave a longer deadline (a long poll).
   const polling = await facade({ quiet: Quiet.Idle }, {}, undefined, null, () => t);
   void polling.gc.fetch("/api/poll", { timeout: 60_000 } as RequestInit).catch(() => {});
   await until(() => polling.sent.length === 1);
   t = 20_000;
-  (polling.gc as unknown as { [HIDE]: () => void })[HIDE]();
+  polling.circuit.hide();
   assert.ok(!polling.engine.calls.some((c) => c.startsWith("arm")), polling.engine.calls.join(", "));
   for (const s of [...sent, ...other.sent, ...polling.sent]) s.answer(new Response("late"));
 });
@@ -582,7 +583,7 @@ test("a call the tag's stand-in sent is handed to Go with the time its answer ca
   let t = 9_000;
   const engine = new FakeEngine({});
   const { options } = readOptions({ wasm: "/m.wasm", scope: "/api/" }, base);
-  const gc = createGatewayCircuit(options, {
+  const gc = createCircuit(options, {
     fetch: recordingFetch().fetchFn,
     storage: null,
     baseUrl: () => base,
@@ -590,7 +591,7 @@ test("a call the tag's stand-in sent is handed to Go with the time its answer ca
     start: async () => ({ engine, options: "", createGoPath, readGoOptions }),
   });
   const answer = Promise.resolve(new Response("", { status: 429, headers: { "retry-after": "1" } }));
-  (gc as unknown as { [TAKE_OVER]: (sent: EarlyCall[]) => void })[TAKE_OVER]([{ input: "/api/a", init: undefined, answer, answeredAt: 2_000 }]);
+  gc.takeOver([{ input: "/api/a", init: undefined, answer, answeredAt: 2_000 }]);
   await gc.ready;
   await until(() => engine.observed.length === 1);
   assert.deepEqual(engine.observed, [{ now: 2_000, status: 429 }]); // answered 7 s before: the server's 1 s is over

@@ -1,5 +1,6 @@
-// The facade: gatewayCircuit.fetch/read/arm/clear/subscribe/ready/metrics.
-// It wires the jobs together and decides nothing itself:
+// The facade: the decider behind the one API object (api.ts) once the
+// facade's file has run, before Go and with it. It wires the jobs together
+// and decides nothing itself:
 //   request.ts    what a fetch call asks for (read without changing it)
 //   gate.ts       the pre-ready gate: the stored state, honoured before Go runs
 //   state.ts      the circuit's state and the subscribers
@@ -15,21 +16,19 @@
 // comes before it.
 
 import { Flag, METRICS, Quiet } from "./abi.gen.js";
+import { type Decider, createApi, noMetrics } from "./api.js";
 import { type DataAttributes, type ResolvedOptions, attributesText, type readGoOptions, readEarlyRule } from "./config.js";
 import { Deadlines, initWithin, timeoutOf, within } from "./deadline.js";
 import type { EarlyCall } from "./early.js";
 import type { Engine } from "./engine.js";
-import { isCircuitOpenError, isGatewayError, isIdempotencyError } from "./errors.js";
 import { Gate, armed } from "./gate.js";
 import type { Facade, GoPath } from "./gopath.js";
 import { statusOf } from "./network.js";
-import { createFetchJSON, createQueryFn, createRetry, createRetryDelay } from "./query.js";
+import { createFetchJSON, createRetry, createRetryDelay } from "./query.js";
 import { type GateView, gateView, MUTATIONS, readCall } from "./request.js";
 import { synthetic } from "./responses.js";
 import { inScope } from "./scope.js";
-import { RELOAD } from "./frames.js";
 import { StateMirror } from "./state.js";
-import { checkArm } from "./surface.js";
 import { parked } from "./wait.js";
 import { type CircuitState, type StorageLike, readPauses, readRaw, writeRaw } from "./storage.js";
 import type { GatewayCircuit, Metrics, ModuleStatus } from "./types.js";
@@ -79,11 +78,31 @@ export function withoutQueries(message: string): string {
 /** How long a mutation made before the wasm runs waits for it. */
 const HOLD_MS = 3000;
 
+/** The decider while the module runs (the pre-ready gate, then Go), and what the facade's file asks of it. */
+export interface Circuit extends Decider {
+  /**
+   * The stored state is read again: the page came back from the back/forward
+   * cache (another page of the tab may have armed or cleared meanwhile), or
+   * another instance sharing the storage changed it.
+   */
+  reload(): void;
+  /** The calls the tag's file sent before this facade ran (early.ts): counted, and learnt from like those sent before Go. */
+  takeOver(sent: readonly EarlyCall[]): void;
+  /** The page goes away (pagehide): a gateway that hangs arms the circuit for the next load. */
+  hide(): void;
+}
+
+/** The facade over options `o` behind its own API object (tests; the page's object is the stand-in's). */
+export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data: DataAttributes = {}): GatewayCircuit {
+  const c = createCircuit(o, env, data);
+  return createApi(() => c);
+}
+
 /**
  * The facade over options `o` (the pre-ready reader's view of `data`, the
  * script tag's attributes, which Go reads again and owns once it runs).
  */
-export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data: DataAttributes = {}): GatewayCircuit {
+export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAttributes = {}): Circuit {
   const nativeFetch = env.fetch;
   const storage = env.storage;
   const now = env.now ?? Date.now;
@@ -115,11 +134,6 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
     mirror.set(b.circuit, b.halfOpen, b.pauses);
   }
 
-  /**
-   * The stored state is read again: the page came back from the back/forward
-   * cache (another page of the tab may have armed or cleared meanwhile), or
-   * another instance sharing the storage changed it.
-   */
   function reload() {
     gate.load(now());
     const r = call((e) => e.reload(now()));
@@ -132,18 +146,7 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
     now,
     call,
     sync,
-    counts: {
-      calls: 0,
-      network: 0,
-      retries: 0,
-      coalesced: 0,
-      shortCircuited: 0,
-      cooledDown: 0,
-      answeredLocally: 0,
-      idempotencyRefused: 0,
-      passedThrough: 0,
-      untouched: 0,
-    },
+    counts: noMetrics(), // the JS side's counters among them (JsCounts)
     idle: () => engine !== null && (engine.quiet() & Quiet.Idle) !== 0,
     uneventful: (st) => engine !== null && engine.uneventful(st),
     deadlines: new Deadlines(),
@@ -291,7 +294,6 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
     for (const observe of early.splice(0)) observe(e);
   }
 
-  /** The calls the tag's file sent before this facade ran (early.ts): counted, and learnt from like those sent before Go. */
   function takeOver(sent: readonly EarlyCall[]) {
     for (const call of sent) {
       const { input, init, answer } = call;
@@ -351,7 +353,6 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
   }
 
   function arm(httpStatus: number, ttlMs?: number): CircuitState {
-    checkArm(httpStatus, ttlMs);
     const ttl = ttlMs === undefined ? 0 : Math.floor(ttlMs); // 0 asks Go for the policy's TTL
     const r = call((e) => e.arm(now(), httpStatus, ttl));
     if (r !== null && r < 0) throw new RangeError(`gatewayCircuit.arm: ${engine?.message() ?? "rejected"}`);
@@ -423,7 +424,6 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
   );
   ready.catch(noop); // a rejection is for those who await it, not an unhandledrejection
 
-  const fetchJSON = createFetchJSON(publicFetch);
   return {
     fetch: publicFetch,
     read,
@@ -447,32 +447,17 @@ export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data:
       flights: path?.flights ?? 0,
       staleCopies: path?.copies ?? 0,
     }),
-    fetchJSON,
-    queryFn: createQueryFn(fetchJSON),
+    fetchJSON: createFetchJSON(publicFetch),
     retry,
     retryDelay,
-    isGatewayError,
-    isCircuitOpenError,
-    isIdempotencyError,
     get options() {
       return options;
     },
-    [RELOAD]: reload,
-    [TAKE_OVER]: takeOver,
-    [HIDE]: hide,
-  } as GatewayCircuit;
+    reload,
+    takeOver,
+    hide,
+  };
 }
-
-/**
- * The facade's file calls it on pageshow with persisted and on a storage
- * event, and other frames' instances when they changed the state (frames.ts);
- * not part of the public API.
- */
-export { RELOAD };
-/** The facade's file calls it on pagehide (hide); not part of the public API. */
-export const HIDE = Symbol.for("gatewaycircuit.hide");
-/** The facade's file hands it the calls the tag's file sent early (takeOver); not part of the public API. */
-export const TAKE_OVER = Symbol.for("gatewaycircuit.takeOver");
 
 function freeze(o: ResolvedOptions): Readonly<ResolvedOptions> {
   return Object.freeze({ ...o, scope: Object.freeze([...o.scope]) as string[], tripStatuses: Object.freeze([...o.tripStatuses]) as number[] });

@@ -99,9 +99,17 @@ test("Go's options frame: what is in force, and its warnings", () => {
   const { options } = readOptions({ wasm: "/m.wasm", ttlMs: "9000" }, base);
   const attrs = attributesText({ wasm: "/m.wasm", ttlMs: "9000", probe: "maybe\nx=1", scope: "/api/" }, options);
   assert.equal(attrs, "ttlMs=9000\nprobe=maybe x=1\nscope=http://app.test:8080/\n", "raw, one line each, scope resolved");
-  const go = readGoOptions("ttlMs=5000\nprobe=off\ntripStatuses=500,502\nscope=http://x/\n!data-probe: bad\n", options);
+  const go = readGoOptions(
+    "ttlMs=5000\nprobe=off\ntripStatuses=500,502\nstale=on\nnegativeCache=always\nidempotency=cross-origin\ntripWindowMs=1\nscope=http://x/\n!data-probe: bad\n",
+    options,
+  );
   assert.equal(go.options.ttlMs, 5000);
   assert.equal(go.options.probe, false);
+  assert.equal(go.options.stale, true);
+  assert.equal(go.options.negativeCache, true);
+  assert.equal(go.options.idempotency, true);
+  assert.equal("tripWindowMs" in go.options, false, "only the options JS has");
+  assert.deepEqual(go.options.scope, options.scope);
   assert.deepEqual(go.options.tripStatuses, [500, 502]);
   assert.deepEqual(go.warnings, ["data-probe: bad"]);
 });

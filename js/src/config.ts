@@ -164,15 +164,6 @@ export function readOptions(
   const v = readSettings(data, SETTINGS);
   const on = (name: string) => v[name] !== "off";
   const { ttlMs, maxTtlMs, tripStatuses } = readEarlyRule(data);
-  const stale = on("stale");
-  const staleMaxMs = Number(v.staleMaxMs);
-  const coalesce = on("coalesce");
-  const negativeCache = on("negativeCache");
-  const cooldown = on("cooldown");
-  const probe = on("probe");
-  const idempotency = on("idempotency");
-  const emptyTtl = on("emptyTtl");
-  const timeoutMs = Number(v.timeoutMs);
 
   const scope = resolveScope(data.scope, base);
   problems.push(...scope.problems);
@@ -196,15 +187,15 @@ export function readOptions(
       ttlMs,
       maxTtlMs,
       tripStatuses,
-      stale,
-      staleMaxMs,
-      coalesce,
-      negativeCache,
-      cooldown,
-      probe,
-      idempotency,
-      emptyTtl,
-      timeoutMs,
+      stale: on("stale"),
+      staleMaxMs: Number(v.staleMaxMs),
+      coalesce: on("coalesce"),
+      negativeCache: on("negativeCache"),
+      cooldown: on("cooldown"),
+      probe: on("probe"),
+      idempotency: on("idempotency"),
+      emptyTtl: on("emptyTtl"),
+      timeoutMs: Number(v.timeoutMs),
     },
     problems,
   };
@@ -225,35 +216,20 @@ export function attributesText(data: DataAttributes, o: ResolvedOptions, pageOri
   return text;
 }
 
-/** Go's Options frame ("name=value" lines, "!warning" lines) over the JS view. */
+/**
+ * Go's Options frame ("name=value" lines, "!warning" lines) over the JS view:
+ * each option Go names replaces the one of the same name, read as its type
+ * (a switch is on unless "off": "always" and "cross-origin" are on too); the
+ * scope and the wasm's URL stay JS's.
+ */
 export function readGoOptions(frame: string, o: ResolvedOptions): { options: ResolvedOptions; warnings: string[] } {
   const warnings: string[] = [];
-  const v: Record<string, string> = {};
+  const options: Record<string, unknown> = { ...o };
   for (const line of frame.split("\n")) {
+    const [, k = "", v = ""] = /^(\w+)=(.*)$/.exec(line) ?? [];
+    const was = Object.prototype.hasOwnProperty.call(options, k) ? options[k] : null;
     if (line.startsWith("!")) warnings.push(line.slice(1));
-    else if (line.includes("=") && !line.startsWith("scope=")) {
-      const i = line.indexOf("=");
-      v[line.slice(0, i)] = line.slice(i + 1);
-    }
+    else if (v !== "" && was !== null) options[k] = typeof was === "boolean" ? v !== "off" : typeof was === "number" ? Number(v) : k === "tripStatuses" ? statusList(v) : was;
   }
-  const num = (k: string, d: number) => (v[k] ? Number(v[k]) : d);
-  const on = (k: string, d: boolean) => (v[k] ? v[k] === "on" : d);
-  return {
-    options: {
-      ...o,
-      ttlMs: num("ttlMs", o.ttlMs),
-      maxTtlMs: num("maxTtlMs", o.maxTtlMs),
-      tripStatuses: v.tripStatuses ? v.tripStatuses.split(",").map(Number) : o.tripStatuses,
-      stale: on("stale", o.stale),
-      staleMaxMs: num("staleMaxMs", o.staleMaxMs),
-      coalesce: on("coalesce", o.coalesce),
-      negativeCache: v.negativeCache ? v.negativeCache !== "off" : o.negativeCache,
-      cooldown: on("cooldown", o.cooldown),
-      probe: on("probe", o.probe),
-      idempotency: v.idempotency ? v.idempotency !== "off" : o.idempotency,
-      emptyTtl: on("emptyTtl", o.emptyTtl),
-      timeoutMs: num("timeoutMs", o.timeoutMs),
-    },
-    warnings,
-  };
+  return { options: options as unknown as ResolvedOptions, warnings };
 }

@@ -144,17 +144,18 @@ test("subscribers are handed to the facade; one that left before does not arrive
   assert.deepEqual(asked, ["subscribe", "unsubscribe"]);
 });
 
-test("after adopt the object is the facade: its properties replace the stand-in's", async () => {
+test("after adopt the same object asks the facade: every call, methods taken before included", async () => {
   const early = createEarly(plainFetch().f, memoryStorage());
   const api = early.api;
   const earlyFetch = api.fetch;
   const { facade, asked } = fakeFacade();
   early.adopt(facade);
-  assert.equal(api.fetch, facade.fetch);
   assert.equal(api.ready, facade.ready);
   assert.equal(api.status, "loading");
+  await api.fetch("/api/after");
   await earlyFetch("/api/held-early"); // a method taken before still reaches the facade
-  assert.deepEqual(asked, ["fetch /api/held-early"]);
+  assert.equal(api.read(), null);
+  assert.deepEqual(asked, ["fetch /api/after", "fetch /api/held-early", "read"]);
 });
 
 test("without the facade's file: waiting calls and later ones go to the plain fetch, ready rejects, one warning", async (t) => {

@@ -16,23 +16,22 @@
 //   Go's Arm does; clear() is done again by the facade. The rest waits for
 //   the facade or answers as an idle module.
 //
-// When the facade arrives it takes this object over (adopt): its own
-// properties replace these, so the object apps hold is the facade itself.
+// When the facade arrives it takes over (adopt): it becomes the decider
+// behind the one API object (api.ts), so the object apps hold stays the same.
 // If its file cannot load, or has not run within FACADE_WAIT_MS, calls go to
 // the plain fetch through the stored state (a stored circuit or pause still
 // answers with the synthetic 503; status "fallback", one console.warn) and
 // the page keeps working.
 
-import { isCircuitOpenError, isGatewayError, isIdempotencyError } from "./brand.js";
+import { type Decider, createApi, noMetrics } from "./api.js";
 import { type DataAttributes, DEFAULT_TRIP_STATUSES, readCircuitTimes } from "./config.js";
 import { armed, serviceOf, storedBlocking } from "./gate.js";
-import { createRetry } from "./query.js";
+import { MAX_RETRY_DELAY_MS, createRetry } from "./query.js";
 import { isRequest, methodOf } from "./request.js";
 import { synthetic } from "./responses.js";
 import { inScope, resolveScope } from "./scope.js";
 import { report } from "./state.js";
 import { type StorageLike, type StoredCircuit, toStored, writeRaw } from "./storage.js";
-import { checkArm, noMetrics } from "./surface.js";
 import type { Blocking, GatewayCircuit, Listener } from "./types.js";
 
 /**
@@ -58,18 +57,18 @@ export interface Handover {
 }
 
 export interface Early {
+  /** The one API object (window.gatewayCircuit): the stand-in decides behind it, then the facade. */
   api: GatewayCircuit;
-  /** The facade has run: it becomes the API; returns what it must take over, or null when too late (the stand-in failed over). */
-  adopt(facade: GatewayCircuit): Handover | null;
+  /** The facade has run: it decides behind the API from now on; returns what it must take over, or null when too late (the stand-in failed over). */
+  adopt(facade: Decider): Handover | null;
   /** The facade's file did not load or run (nothing, once it took over): the plain fetch from now on. */
   fail(err: Error): void;
 }
 
 export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | null, data: DataAttributes, base: string): Early {
-  let facade: GatewayCircuit | null = null;
   let failed: Error | null = null;
-  let arrive: (f: GatewayCircuit | null) => void = () => {};
-  const arrived = new Promise<GatewayCircuit | null>((r) => (arrive = r));
+  let arrive: (f: Decider | null) => void = () => {};
+  const arrived = new Promise<Decider | null>((r) => (arrive = r));
   const listeners = new Map<Listener, () => void>();
   const handover: Handover = { sent: [], clear: false, forget: false };
   const rule = readCircuitTimes(data);
@@ -77,7 +76,7 @@ export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | nu
   const blocking = (): Blocking => storedBlocking(storage, Date.now(), rule.maxTtlMs);
 
   /** The facade, or null once its file failed: then the plain fetch. */
-  const later = <T>(f: (g: GatewayCircuit) => T | Promise<T>, plain: () => T | Promise<T>) =>
+  const later = <T>(f: (g: Decider) => T | Promise<T>, plain: () => T | Promise<T>) =>
     arrived.then((g) => (g ? f(g) : plain()));
 
   /** Stores the circuit (null clears it) and tells the subscribers. */
@@ -91,7 +90,6 @@ export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | nu
         report(e);
       }
     }
-    return b.circuit;
   }
 
   /** Without the facade: the plain fetch, but a stored circuit or pause still answers in scope, as in the facade's fallback. */
@@ -120,12 +118,8 @@ export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | nu
     });
   }
 
-  // The facade's rule with the default trip statuses (data-trip-statuses is read by the facade).
-  const earlyRetry = createRetry(DEFAULT_TRIP_STATUSES);
-
-  const api = {
-    fetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
-      if (facade) return facade.fetch(input, init);
+  const standIn: Decider = {
+    fetch(input, init) {
       if (failed) return plainFetch(input, init);
       const m = methodOf(init, isRequest(input) ? input : null);
       const b = blocking();
@@ -139,32 +133,23 @@ export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | nu
       }
       return later((g) => g.fetch(input, init), () => plainFetch(input, init));
     },
-    fetchJSON: <T>(input: RequestInfo | URL, init?: RequestInit): Promise<T> =>
-      facade ? facade.fetchJSON<T>(input, init) : (later((g) => g.fetchJSON<T>(input, init), () => plainJSON(input, init)) as Promise<T>),
-    queryFn: <T>(input: RequestInfo | URL, init?: RequestInit) =>
-      facade
-        ? facade.queryFn<T>(input, init)
-        : (ctx: { signal?: AbortSignal }) => later((g) => g.queryFn<T>(input, init)(ctx), () => plainJSON(input, init) as Promise<T>),
-    read: () => (facade ? facade.read() : blocking().circuit),
-    blocking: () => (facade ? facade.blocking() : blocking()),
-    arm(httpStatus: number, ttlMs?: number) {
-      if (facade) return facade.arm(httpStatus, ttlMs);
-      checkArm(httpStatus, ttlMs);
+    fetchJSON: <T>(input: RequestInfo | URL, init?: RequestInit) =>
+      later((g) => g.fetchJSON<T>(input, init), () => plainJSON(input, init) as Promise<T>),
+    read: () => blocking().circuit,
+    blocking,
+    arm(httpStatus, ttlMs) {
       const s = armed(rule, Date.now(), httpStatus, ttlMs);
       write(s);
       return { until: s.until, httpStatus };
     },
     clear() {
-      if (facade) return facade.clear();
       handover.clear = true;
       write(null);
     },
     forget() {
-      if (facade) return facade.forget();
       handover.forget = true;
     },
-    subscribe(listener: Listener): () => void {
-      if (facade) return facade.subscribe(listener);
+    subscribe(listener) {
       if (typeof listener !== "function") throw new TypeError("gatewayCircuit.subscribe: listener must be a function");
       listeners.set(listener, () => {});
       return () => {
@@ -177,37 +162,31 @@ export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | nu
       return g.ready;
     }),
     get status() {
-      return facade ? facade.status : failed ? "fallback" : "loading";
+      return failed ? "fallback" : "loading";
     },
     get error() {
-      return facade ? facade.error : failed;
+      return failed;
     },
-    metrics: () => (facade ? facade.metrics() : { ...noMetrics(), calls: handover.sent.length, network: handover.sent.length }),
-    diagnostics: () =>
-      facade ? facade.diagnostics() : { status: api.status, wasmMemoryBytes: 0, listeners: listeners.size, flights: 0, staleCopies: 0 },
-    retry: (failureCount: number, error: unknown) => (facade ? facade.retry(failureCount, error) : earlyRetry(failureCount, error)),
-    isGatewayError,
-    isCircuitOpenError,
-    isIdempotencyError,
-    get options() {
-      return facade?.options;
-    },
-  } as GatewayCircuit;
-  api.ready.catch(() => {}); // for those who await it
+    metrics: () => ({ ...noMetrics(), calls: handover.sent.length, network: handover.sent.length }),
+    diagnostics: () => ({ status: standIn.status, wasmMemoryBytes: 0, listeners: listeners.size, flights: 0, staleCopies: 0 }),
+    retry: createRetry(DEFAULT_TRIP_STATUSES), // the facade's rule with the default trip statuses (it reads data-trip-statuses)
+    retryDelay: (failureCount) => Math.min(1000 * 2 ** failureCount, MAX_RETRY_DELAY_MS), // TanStack's own until the facade runs
+    options: undefined as unknown as Decider["options"], // the facade reads them: until it runs, none
+  };
+  standIn.ready.catch(() => {}); // for those who await it
+  let current = standIn;
 
   return {
-    api,
+    api: createApi(() => current),
     adopt(g) {
       if (failed) return null;
-      facade = g;
+      current = g;
       for (const [l] of listeners) listeners.set(l, g.subscribe(l));
-      // Its own properties (getters included) over these: callers holding this object now hold the facade.
-      for (const k of Reflect.ownKeys(g)) Object.defineProperty(api, k, { ...Object.getOwnPropertyDescriptor(g, k)!, configurable: true });
       arrive(g);
       return handover;
     },
     fail(err) {
-      if (facade || failed) return;
+      if (current !== standIn || failed) return;
       failed = err;
       console.warn(`[gatewaycircuit] ${err.message}: the stored circuit is still honoured, but nothing else is guarded`);
       arrive(null);

@@ -6,12 +6,11 @@
 // engine's file (engine-file.ts) — together with the wasm, when the page
 // has loaded and is idle (data-load="eager": at once).
 
-import { HIDE, RELOAD, TAKE_OVER, createGatewayCircuit, withoutQueries } from "./circuit.js";
+import { createCircuit, withoutQueries } from "./circuit.js";
 import { type DataAttributes, readOptions } from "./config.js";
-import type { EarlyCall } from "./early.js";
 import type { EngineFile } from "./engine-file.js";
 import type { Tag } from "./script.js";
-import { storedStateChanged, tellFrames } from "./frames.js";
+import { RELOAD, storedStateChanged, tellFrames } from "./frames.js";
 import { COOLDOWN_KEY, STORAGE_KEY, sessionStorageOf } from "./storage.js";
 
 /** The engine's file name (content-hashed), set at build time: it sits beside this file. */
@@ -33,7 +32,7 @@ if (tag && !g[Symbol.for("gatewaycircuit.facade")] && tag.early.api.status === "
   // priority once the page has loaded and is idle, unless data-load="eager".
   const eager = data.load === "eager";
   const storage = sessionStorageOf(globalThis);
-  const facade = createGatewayCircuit(
+  const facade = createCircuit(
     options,
     {
       fetch: nativeFetch,
@@ -61,21 +60,22 @@ if (tag && !g[Symbol.for("gatewaycircuit.facade")] && tag.early.api.status === "
     },
     data,
   );
-  const internal = facade as unknown as { [RELOAD]: () => void; [TAKE_OVER]: (sent: EarlyCall[]) => void; [HIDE]: () => void };
   const { sent, clear, forget } = tag.early.adopt(facade)!;
-  internal[TAKE_OVER](sent);
+  facade.takeOver(sent);
   if (clear) facade.clear();
   if (forget) facade.forget();
+  // Other frames' instances call it when they changed the state (frames.ts); not part of the public API.
+  Object.defineProperty(tag.early.api, RELOAD, { value: facade.reload });
   // A page restored by Back/Forward keeps its memory: the stored state is read again.
   addEventListener("pageshow", (e) => {
-    if (e.persisted) internal[RELOAD]();
+    if (e.persisted) facade.reload();
   });
   // Another frame of the tab wrote the circuit or the pauses (frames.ts).
   addEventListener("storage", (e) => {
-    if (storedStateChanged(e, storage, [STORAGE_KEY, COOLDOWN_KEY])) internal[RELOAD]();
+    if (storedStateChanged(e, storage, [STORAGE_KEY, COOLDOWN_KEY])) facade.reload();
   });
   // F5 while the gateway hangs: the next load must not send everything again.
-  addEventListener("pagehide", () => internal[HIDE]());
+  addEventListener("pagehide", () => facade.hide());
 }
 
 /** Adds the engine's file as an async script (with the tag's nonce and Trusted Types policy, for a strict CSP) and resolves once it ran. */

@@ -12,6 +12,7 @@
 
 import { DEFAULT_TRIP_STATUSES } from "./config.js";
 import { isCircuitOpenError, isGatewayError, isIdempotencyError } from "./errors.js";
+import { createApi } from "./api.js";
 import { createPassthrough } from "./passthrough.js";
 import { createFetchJSON, createQueryFn, createRetry, createRetryDelay } from "./query.js";
 import { type QueryClientConnection, type QueryClientLike, connectQueryClient as connect } from "./tanstack.js";
@@ -40,31 +41,18 @@ export function getGatewayCircuit(): GatewayCircuit {
 
 const live = getGatewayCircuit;
 const blocking = () => live().blocking();
-// Built here over live().fetch, not handed over: the same errors (GatewayHttpError)
-// and the same retry rule whichever instance answers — the facade, the tag's
-// stand-in before it, or the pass-through when the tag never ran.
+
 const fetchJSON = createFetchJSON((input, init) => live().fetch(input, init));
 
-/** window.gatewayCircuit, looked up at each call. Methods can be passed around unbound. */
-export const gatewayCircuit: GatewayCircuit = {
-  fetch: (input, init) => live().fetch(input, init),
-  read: () => live().read(),
-  arm: (httpStatus, ttlMs) => live().arm(httpStatus, ttlMs),
-  clear: () => live().clear(),
-  blocking: () => live().blocking(),
-  forget: () => live().forget(),
-  subscribe: (listener) => live().subscribe(listener),
-  get ready() {
-    return live().ready;
-  },
-  get status() {
-    return live().status;
-  },
-  get error() {
-    return live().error;
-  },
-  metrics: () => live().metrics(),
-  diagnostics: () => live().diagnostics(),
+/**
+ * window.gatewayCircuit, looked up at each call. Methods can be passed around
+ * unbound. Its TanStack helpers are built here over live().fetch, not handed
+ * over: the same errors (GatewayHttpError) and the same retry rule whichever
+ * instance answers — the facade, the tag's stand-in before it, or the
+ * pass-through when the tag never ran. (They are set over the API object's
+ * own, not passed into it, to keep the tag's file small.)
+ */
+export const gatewayCircuit: GatewayCircuit = Object.assign(createApi(live), {
   fetchJSON,
   queryFn: createQueryFn(fetchJSON),
   retry: createRetry(DEFAULT_TRIP_STATUSES, 3, {
@@ -74,14 +62,7 @@ export const gatewayCircuit: GatewayCircuit = {
     },
   }),
   retryDelay: createRetryDelay(blocking),
-  // The guards read a registered-symbol brand: the same in every bundle.
-  isGatewayError,
-  isCircuitOpenError,
-  isIdempotencyError,
-  get options() {
-    return live().options;
-  },
-};
+});
 
 /**
  * Connects a TanStack QueryClient to the circuit: the queries that failed

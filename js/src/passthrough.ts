@@ -14,9 +14,8 @@ import {
   DEFAULT_TTL_MS,
   type ResolvedOptions,
 } from "./config.js";
-import { isCircuitOpenError, isGatewayError, isIdempotencyError } from "./errors.js";
-import { createFetchJSON, createQueryFn, createRetry, createRetryDelay } from "./query.js";
-import { checkArm, noMetrics } from "./surface.js";
+import { type Decider, createApi, noMetrics } from "./api.js";
+import { createFetchJSON, createRetry, createRetryDelay } from "./query.js";
 import type { GatewayCircuit } from "./types.js";
 
 const nothing = () => ({ circuit: null, halfOpen: false, pauses: [] });
@@ -41,14 +40,12 @@ export function createPassthrough(reason: Error): GatewayCircuit {
     emptyTtl: false,
     timeoutMs: DEFAULT_TIMEOUT_MS,
   });
-  const fetchJSON = createFetchJSON(plainFetch);
-  const facade = {
+  const plain: Decider = {
     fetch: plainFetch,
     read: () => null,
-    // Validated like the real one, so a bad call fails the same way in
-    // tests that run without a browser; nothing is stored.
+    // Validated as in every phase (api.ts), so a bad call fails the same
+    // way in tests that run without a browser; nothing is stored.
     arm(httpStatus: number, ttlMs?: number) {
-      checkArm(httpStatus, ttlMs);
       const ttl = ttlMs ?? options.ttlMs;
       return { until: Date.now() + Math.min(Math.floor(ttl), options.maxTtlMs), httpStatus };
     },
@@ -62,15 +59,11 @@ export function createPassthrough(reason: Error): GatewayCircuit {
     error: reason,
     metrics: noMetrics,
     diagnostics: () => ({ status: "fallback" as const, wasmMemoryBytes: 0, listeners: 0, flights: 0, staleCopies: 0 }),
-    fetchJSON,
-    queryFn: createQueryFn(fetchJSON),
+    fetchJSON: createFetchJSON(plainFetch),
     // Nothing blocks: a 502/503/504 is retried with backoff, as TanStack would.
     retry: createRetry(DEFAULT_TRIP_STATUSES, 3, { blocking: nothing, status: "fallback" }),
     retryDelay: createRetryDelay(nothing),
-    isGatewayError,
-    isCircuitOpenError,
-    isIdempotencyError,
     options,
   };
-  return facade;
+  return createApi(() => plain);
 }

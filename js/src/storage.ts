@@ -49,11 +49,6 @@ export interface StorageLike {
 
 const hasOwn = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
 
-/** Reads `{"until":<ms>,"httpStatus":<int>}`; anything else is `null`. */
-export function parsePayload(raw: string): CircuitState | null {
-  return readEntry(raw)?.state ?? null;
-}
-
 /** The entry's required fields, and the parsed object for the optional ones. */
 function readEntry(raw: string): { state: CircuitState; o: Record<string, unknown> } | null {
   if (raw.length > MAX_PAYLOAD_LEN) return null;
@@ -109,17 +104,6 @@ export function restorePhase(
   const phase: Phase = now < until ? "open" : now < halfOpenUntil ? "halfOpen" : "closed";
   if (phase === "closed") return { phase, stored: null, action: "remove" };
   return { phase, stored: { until, httpStatus: s.httpStatus, strikes, halfOpenUntil }, action: changed ? "rewrite" : "keep" };
-}
-
-/** The stored entry as the circuit (armed or not); for the seed's two-field readers. */
-export function restore(
-  raw: string | null,
-  now: number,
-  maxTtlMs: number,
-): { state: CircuitState | null; action: RestoreAction } {
-  const r = restorePhase(raw, now, maxTtlMs);
-  const state = r.phase === "open" && r.stored ? { until: r.stored.until, httpStatus: r.stored.httpStatus } : null;
-  return { state, action: r.action };
 }
 
 /** The stored format, with the optional fields only when set. */

@@ -1,0 +1,85 @@
+// The one public object. The module goes through phases — the stand-in
+// before the facade's file runs (early.ts), the facade with its pre-ready
+// gate and then Go (circuit.ts), the pass-through where there is no tag
+// (passthrough.ts) — and each phase is a Decider. The object apps hold is
+// built once, here, and asks the current decider, so a phase change is a
+// swap behind it: callers keep the same object and the same unbound methods.
+
+import { isCircuitOpenError, isGatewayError, isIdempotencyError } from "./brand.js";
+import { type FetchJSON, createQueryFn } from "./query.js";
+import { isHttpStatus } from "./storage.js";
+import type { GatewayCircuit, Metrics } from "./types.js";
+
+/** What a phase decides: the public API but for what is the same in every phase (the guards, queryFn over fetchJSON). */
+export type Decider = Omit<GatewayCircuit, "queryFn" | "isGatewayError" | "isCircuitOpenError" | "isIdempotencyError">;
+
+/** The public object over the decider `current()` returns at each call. */
+export function createApi(current: () => Decider): GatewayCircuit {
+  const fetchJSON: FetchJSON = (input, init) => current().fetchJSON(input, init);
+  return {
+    fetch: (input, init) => current().fetch(input, init),
+    read: () => current().read(),
+    arm(httpStatus, ttlMs) {
+      checkArm(httpStatus, ttlMs);
+      return current().arm(httpStatus, ttlMs);
+    },
+    clear: () => current().clear(),
+    blocking: () => current().blocking(),
+    forget: () => current().forget(),
+    subscribe: (listener) => current().subscribe(listener),
+    get ready() {
+      return current().ready;
+    },
+    get status() {
+      return current().status;
+    },
+    get error() {
+      return current().error;
+    },
+    metrics: () => current().metrics(),
+    diagnostics: () => current().diagnostics(),
+    fetchJSON,
+    queryFn: createQueryFn(fetchJSON),
+    retry: (failureCount, error) => current().retry(failureCount, error),
+    retryDelay: (failureCount, error) => current().retryDelay(failureCount, error),
+    // The guards read a registered-symbol brand: the same in every bundle.
+    isGatewayError,
+    isCircuitOpenError,
+    isIdempotencyError,
+    get options() {
+      return current().options;
+    },
+  };
+}
+
+/** Throws the RangeError arm() gives for a bad status or TTL, in every phase. */
+function checkArm(httpStatus: number, ttlMs: number | undefined): void {
+  if (!isHttpStatus(httpStatus)) {
+    throw new RangeError(`gatewayCircuit.arm: httpStatus must be an integer from 100 to 599, got ${String(httpStatus)}`);
+  }
+  if (ttlMs !== undefined && (typeof ttlMs !== "number" || !Number.isFinite(ttlMs) || ttlMs < 1)) {
+    throw new RangeError(`gatewayCircuit.arm: ttlMs must be a finite number ≥ 1 (omit it for the default), got ${String(ttlMs)}`);
+  }
+}
+
+/** The metrics of a phase that has counted nothing. */
+export function noMetrics(): Metrics {
+  return {
+    calls: 0,
+    network: 0,
+    answeredLocally: 0,
+    passedThrough: 0,
+    shortCircuited: 0,
+    coalesced: 0,
+    negativeHits: 0,
+    staleServed: 0,
+    probes: 0,
+    retries: 0,
+    cooledDown: 0,
+    emptyReused: 0,
+    evicted: 0,
+    idempotencyRefused: 0,
+    untouched: 0,
+    decisions: 0,
+  };
+}
