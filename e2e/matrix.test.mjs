@@ -29,7 +29,9 @@ import { BUNDLE, matrixPage } from "./pages/matrix.mjs";
 const root = new URL("..", import.meta.url).pathname;
 
 /** Rows that fail until another change is merged: row id → why. */
-const PENDING = new Map([]);
+const PENDING = new Map([
+  ["limit503", "a limiter's 503 answered before Go runs: the early rule arms the stored circuit, the retry gives those cards up while it is armed, and Go withdraws it too late for them (2 of 5 cards failed at 3 r/s; at 10 r/s it depended on timing)"],
+]);
 
 /** What the page server does besides serving the page (set per row). */
 const flags = { tagMissing: false, wasmMissing: false, facadeMissing: false, wasmDelayMs: 0, trustedTypes: false };
@@ -65,10 +67,13 @@ async function startPages() {
 /**
  * The limiter of the rate-limit rows: five cards fit in one browser's six
  * connections and go out together, so limit_req lets three through and
- * refuses two in every run (it refuses a fourth within 100 ms), and a retry
- * 1 s later finds the bucket full again: the two set-ups face the same limiter.
+ * refuses two, and a retry 1 s later finds two free slots. At 3 r/s both hold
+ * with a third of a second to spare: at 10 r/s a burst spread over 100 ms on
+ * a loaded machine let a fourth through in one set-up and not the other
+ * (6 against 7 requests, either way round), so the two set-ups faced
+ * different limiters.
  */
-const LIMIT = { rate: "10r/s", burst: 2 };
+const LIMIT = { rate: "3r/s", burst: 2 };
 
 /**
  * The rows. Each: id, what (the table's words), nginx (startNginx options),

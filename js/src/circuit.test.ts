@@ -596,3 +596,31 @@ test("a call the tag's stand-in sent is handed to Go with the time its answer ca
   await until(() => engine.observed.length === 1);
   assert.deepEqual(engine.observed, [{ now: 2_000, status: 429 }]); // answered 7 s before: the server's 1 s is over
 });
+
+test("clear() before Go runs: the answers that came before it are not handed to Go, which would arm again", async () => {
+  const engine = new FakeEngine({});
+  const { fetchFn, sent } = recordingFetch();
+  const { options } = readOptions({ wasm: "/m.wasm", scope: "/api/" }, base);
+  let start!: () => void;
+  const started = new Promise<void>((r) => (start = r));
+  const gc = createGatewayCircuit(options, {
+    fetch: fetchFn,
+    storage: new MemoryStorage(),
+    baseUrl: () => base,
+    start: async () => {
+      await started;
+      return { engine, options: "", createGoPath, readGoOptions };
+    },
+  });
+  const answer = gc.fetch("/api/a");
+  await until(() => sent.length === 1);
+  sent[0]!.answer(new Response("", { status: 503 }));
+  await answer;
+  assert.ok(gc.read(), "armed before Go by the early rule");
+  gc.clear(); // the overlay's "try again"
+  assert.equal(gc.read(), null);
+  start();
+  await gc.ready;
+  await new Promise((r) => setTimeout(r, 0));
+  assert.deepEqual(engine.observed, []);
+});

@@ -368,6 +368,7 @@ export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAt
     const r = call((e) => e.clear());
     if (r !== null) sync((r & Flag.Changed) !== 0);
     else {
+      early.length = 0; // "try again" before Go ran: the answers before it would arm Go again
       gate.write(null);
       gate.clearChosen();
       syncFromGate();
