@@ -144,6 +144,9 @@ describe("the tag's stand-in, in Chromium", () => {
     const { context, page, problems } = await open("/", { facade: 0, holdWasm: true });
     const got = await page.evaluate(async () => {
       const res = await gatewayCircuit.fetch("/api/before-go");
+      // Sent by the tag's stand-in or by the facade, whichever ran first: the
+      // facade arms it (at once, or when it takes the stand-in's call over).
+      while (gatewayCircuit.read() === null) await new Promise((r) => setTimeout(r, 10));
       return { status: gatewayCircuit.status, answered: res.status, armed: gatewayCircuit.read()?.httpStatus ?? null };
     });
     assert.deepEqual(got, { status: "loading", answered: 502, armed: 502 });
