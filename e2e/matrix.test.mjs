@@ -332,9 +332,11 @@ function printTable() {
 
 describe(`failure-mode matrix behind real nginx (${engine})`, () => {
   for (const row of ROWS) {
-    const skip = (row.chromiumOnly && engine !== "chromium") || (!row.every && engine !== "chromium");
+    // Rows about policies decided in Go (the same in every engine) are Chromium's alone: not registered elsewhere,
+    // so no engine reports a test it did not run.
+    if ((row.chromiumOnly || !row.every) && engine !== "chromium") continue;
     const todo = PENDING.get(row.id);
-    test(`${row.id}: ${row.what}`, { skip: skip && "Chromium only (a policy decided in Go, the same in every engine)", todo }, async () => {
+    test(`${row.id}: ${row.what}`, { todo }, async () => {
       const base = await runRow(row, row.baseline);
       const module = await runRow(row, "module");
       const entry = { what: row.what, baseline: row.baseline, module, base, verdict: todo ? `pending (${todo.split(":")[0]})` : "" };

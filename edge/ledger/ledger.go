@@ -119,9 +119,9 @@ const (
 type Outcome int
 
 const (
-	Done     Outcome = iota // definitive: recorded and replayed
-	NotDone                 // the upstream says it did not act: the key is released
-	Unknown                 // it may or may not have acted: the next retry asks again
+	Done    Outcome = iota // definitive: recorded and replayed
+	NotDone                // the upstream says it did not act: the key is released
+	Unknown                // it may or may not have acted: the next retry asks again
 )
 
 // OutcomeOf classifies an answer's status; answered is false when there was
