@@ -30,7 +30,6 @@ const root = new URL("..", import.meta.url).pathname;
 
 /** Rows that fail until another change is merged: row id → why. */
 const PENDING = new Map([
-  ["limit503", "a limiter's 503 answered before Go runs: the early rule arms the stored circuit, the retry gives those cards up while it is armed, and Go withdraws it too late for them (2 of 5 cards failed at 3 r/s; at 10 r/s it depended on timing)"],
 ]);
 
 /** What the page server does besides serving the page (set per row). */

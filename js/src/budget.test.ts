@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { test } from "node:test";
 
 /** The lines js/src may have (counted as `wc -l` counts them). The goal is 1,800. */
-const BUDGET = 4226; // +1: clear() before Go drops the early answers (they re-armed the circuit in WebKit)
+const BUDGET = 4214; // the early trip statuses retried as TanStack would (no wait for Go in tanstack.ts)
 
 test("js/src stays within its line budget", () => {
   const files = readdirSync("js/src").filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts") && !f.endsWith(".gen.ts"));

@@ -112,7 +112,7 @@ export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAt
   let status: ModuleStatus = "loading";
   let lastError: Error | null = null;
   let options = freeze(o);
-  const retry = createRetry(o.tripStatuses, 3, {
+  const retry = createRetry(3, {
     blocking,
     get status() {
       return status;

@@ -206,11 +206,12 @@ test("the fallback's fetchJSON throws on a non-2xx answer", async (t) => {
   await assert.rejects(early.api.fetchJSON("/api/x"), /HTTP 500/);
 });
 
-test("retry() before the facade follows the facade's rule with the default trip statuses", () => {
+test("retry() before the facade follows the facade's rule before Go runs", () => {
   const early = createEarly(plainFetch().f, memoryStorage());
   const http = (httpStatus: number) => new GatewayHttpError({ status: httpStatus, httpStatus, circuitOpen: false, until: null, url: "/api/x" });
   assert.equal(early.api.retry(0, http(400)), false);
-  assert.equal(early.api.retry(0, http(502)), false);
+  assert.equal(early.api.retry(0, http(502)), true, "judged before the retry goes out");
+  assert.equal(early.api.retry(0, new GatewayHttpError({ status: 503, httpStatus: 502, circuitOpen: true, until: null, url: "/api/x" })), false);
   assert.equal(early.api.retry(0, http(500)), true);
   assert.equal(early.api.retry(0, new TypeError("network")), true);
   assert.equal(early.api.retry(3, new TypeError("network")), false);

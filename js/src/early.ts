@@ -24,7 +24,7 @@
 // the page keeps working.
 
 import { type Decider, createApi, noMetrics } from "./api.js";
-import { type DataAttributes, DEFAULT_TRIP_STATUSES, readCircuitTimes } from "./config.js";
+import { type DataAttributes, readCircuitTimes } from "./config.js";
 import { armed, serviceOf, storedBlocking } from "./gate.js";
 import { MAX_RETRY_DELAY_MS, createRetry } from "./query.js";
 import { isRequest, methodOf } from "./request.js";
@@ -169,7 +169,7 @@ export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | nu
     },
     metrics: () => ({ ...noMetrics(), calls: handover.sent.length, network: handover.sent.length }),
     diagnostics: () => ({ status: standIn.status, wasmMemoryBytes: 0, listeners: listeners.size, flights: 0, staleCopies: 0 }),
-    retry: createRetry(DEFAULT_TRIP_STATUSES), // the facade's rule with the default trip statuses (it reads data-trip-statuses)
+    retry: createRetry(), // the facade's rule: nothing is judged yet
     retryDelay: (failureCount) => Math.min(1000 * 2 ** failureCount, MAX_RETRY_DELAY_MS), // TanStack's own until the facade runs
     options: undefined as unknown as Decider["options"], // the facade reads them: until it runs, none
   };

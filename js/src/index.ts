@@ -10,7 +10,6 @@
 // keeps working, as it does when the wasm fails. Code that must know checks
 // `gatewayCircuit.status` / `.error`.
 
-import { DEFAULT_TRIP_STATUSES } from "./config.js";
 import { isCircuitOpenError, isGatewayError, isIdempotencyError } from "./errors.js";
 import { createApi } from "./api.js";
 import { createPassthrough } from "./passthrough.js";
@@ -55,7 +54,7 @@ const fetchJSON = createFetchJSON((input, init) => live().fetch(input, init));
 export const gatewayCircuit: GatewayCircuit = Object.assign(createApi(live), {
   fetchJSON,
   queryFn: createQueryFn(fetchJSON),
-  retry: createRetry(DEFAULT_TRIP_STATUSES, 3, {
+  retry: createRetry(3, {
     blocking,
     get status() {
       return live().status;

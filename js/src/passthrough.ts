@@ -61,7 +61,7 @@ export function createPassthrough(reason: Error): GatewayCircuit {
     diagnostics: () => ({ status: "fallback" as const, wasmMemoryBytes: 0, listeners: 0, flights: 0, staleCopies: 0 }),
     fetchJSON: createFetchJSON(plainFetch),
     // Nothing blocks: a 502/503/504 is retried with backoff, as TanStack would.
-    retry: createRetry(DEFAULT_TRIP_STATUSES, 3, { blocking: nothing, status: "fallback" }),
+    retry: createRetry(3, { blocking: nothing, status: "fallback" }),
     retryDelay: createRetryDelay(nothing),
     options,
   };

@@ -58,15 +58,17 @@ test("fetchJSON parses 2xx and throws for the rest", async () => {
   await assert.rejects(f("/x"), (e: unknown) => isGatewayError(e) && e.httpStatus === 404);
 });
 
-const err = (status: number, more: { circuitOpen?: boolean; httpStatus?: number; retryAfterMs?: number; reason?: "cooldown" } = {}) =>
+const err = (status: number, more: { circuitOpen?: boolean; httpStatus?: number; retryAfterMs?: number; reason?: "cooldown"; until?: number } = {}) =>
   new GatewayHttpError({ status, httpStatus: more.httpStatus ?? status, circuitOpen: more.circuitOpen ?? false, until: null, url: "http://x/api/a", ...more });
 const closed = (): Blocking => ({ circuit: null, halfOpen: false, pauses: [] });
 const ready = (blocking: () => Blocking, status: "loading" | "ready" | "fallback" = "ready") => ({ blocking, status });
 
 test("retry: never a local answer, another 4xx, or past the bound; a 5xx, 408, 429 and network errors up to 3 times", () => {
-  const retry = createRetry([502, 503, 504], 3, ready(closed));
+  const retry = createRetry(3, ready(closed));
   assert.equal(retry(0, err(503, { circuitOpen: true, httpStatus: 502 })), false, "the circuit's answer");
-  assert.equal(retry(0, err(503, { circuitOpen: true, httpStatus: 429, reason: "cooldown" })), false, "a pause's answer");
+  const pause = (inMs: number) => err(503, { circuitOpen: true, httpStatus: 429, reason: "cooldown", until: Date.now() + inMs });
+  assert.equal(retry(0, pause(1000)), true, "a pause's answer: again once it ended (retryDelay waits for it)");
+  assert.equal(retry(0, pause(120_000)), false, "a pause beyond 30 s");
   assert.equal(retry(0, err(404)), false);
   assert.equal(retry(0, err(503)), true, "a rate limiter's 503 while the circuit stays closed");
   assert.equal(retry(0, err(429, { retryAfterMs: 1000 })), true);
@@ -76,25 +78,26 @@ test("retry: never a local answer, another 4xx, or past the bound; a 5xx, 408, 4
   assert.equal(retry(2, err(500)), true);
   assert.equal(retry(3, err(500)), false);
   assert.equal(retry(1, new TypeError("Failed to fetch")), true);
-  assert.equal(createRetry([502, 503, 504], 1, ready(closed))(1, err(500)), false, "maxRetries bounds it");
+  assert.equal(createRetry(1, ready(closed))(1, err(500)), false, "maxRetries bounds it");
 });
 
 test("retry: nothing while the circuit is armed or half-open (the retry would go to a gateway held as down)", () => {
-  const armed = createRetry([502, 503, 504], 3, ready(() => ({ ...closed(), circuit: { until: Date.now() + 1000, httpStatus: 502 } })));
+  const armed = createRetry(3, ready(() => ({ ...closed(), circuit: { until: Date.now() + 1000, httpStatus: 502 } })));
   assert.equal(armed(0, err(502)), false);
   assert.equal(armed(0, err(500)), false);
   assert.equal(armed(0, new TypeError("Failed to fetch")), false);
-  const halfOpen = createRetry([502, 503, 504], 3, ready(() => ({ ...closed(), halfOpen: true })));
+  const halfOpen = createRetry(3, ready(() => ({ ...closed(), halfOpen: true })));
   assert.equal(halfOpen(0, err(503)), false);
 });
 
-test("a trip status waits for Go's judgement: not retried before Go runs (or without the circuit's view), retried in fallback", () => {
-  for (const retry of [createRetry([502, 503, 504]), createRetry([502, 503, 504], 3, ready(closed, "loading"))]) {
-    assert.equal(retry(0, err(502)), false);
+test("before Go runs (or without the circuit's view) nothing is judged yet: retried as TanStack would, the circuit's own answer aside", () => {
+  const armedEarly = () => ({ ...closed(), circuit: { until: Date.now() + 1000, httpStatus: 502 } });
+  for (const retry of [createRetry(), createRetry(3, ready(closed, "loading")), createRetry(3, ready(armedEarly, "loading")), createRetry(3, ready(closed, "fallback"))]) {
+    assert.equal(retry(0, err(502)), true, "a limiter's 503 or an outage: Go judges it before the retry goes out");
     assert.equal(retry(0, err(500)), true);
-    assert.equal(retry(0, err(429, { retryAfterMs: 1000 })), true, "a 429 is not Go's to judge as an outage");
+    assert.equal(retry(0, err(429, { retryAfterMs: 1000 })), true);
+    assert.equal(retry(0, err(503, { circuitOpen: true, httpStatus: 502 })), false, "the circuit's answer");
   }
-  assert.equal(createRetry([502, 503, 504], 3, ready(closed, "fallback"))(0, err(502)), true, "nothing will judge it: as TanStack would");
 });
 
 test("retryDelay: the server's Retry-After, the module's pause for that service, else TanStack's backoff", async () => {
@@ -102,6 +105,7 @@ test("retryDelay: the server's Retry-After, the module's pause for that service,
   const t = 1_000_000;
   assert.equal(createRetryDelay(closed, () => t)(0, err(429, { retryAfterMs: 1000 })), 1000);
   assert.equal(createRetryDelay(() => pauses(t + 5000), () => t)(0, err(429, { retryAfterMs: 1000 })), 5000, "the pause is longer");
+  assert.equal(createRetryDelay(closed, () => t)(0, err(503, { circuitOpen: true, httpStatus: 429, reason: "cooldown", until: t + 1500 })), 1500, "the pause that answered");
   assert.equal(createRetryDelay(() => pauses(t + 5000), () => t)(0, err(429)), 5000);
   const backoff = createRetryDelay(closed, () => t);
   assert.deepEqual([0, 1, 2, 10].map((n) => backoff(n, err(500))), [1000, 2000, 4000, 30_000]);
@@ -116,7 +120,7 @@ test("retryDelay: the server's Retry-After, the module's pause for that service,
 
 test("retry never retries a refused mutation", async () => {
   const { GatewayIdempotencyError } = await import("./errors.js");
-  const retry = createRetry([502, 503, 504]);
+  const retry = createRetry();
   assert.equal(retry(0, new GatewayIdempotencyError(-7, "bad key")), false);
 });
 

@@ -64,47 +64,47 @@ export type RetryView = Pick<GatewayCircuit, "blocking" | "status">;
 
 /**
  * TanStack's `retry` option. It retries what another try can fix: a network
- * error, a 500, a 408, a 429 (after its Retry-After, see createRetryDelay),
- * and a 502/503/504 the circuit judged not an outage (a rate limiter's 503
- * among successes), up to `maxRetries` times (TanStack's default, 3). It
- * never retries an answer the module made up (open circuit, 429 pause,
- * negative cache: the network was not asked), anything while the circuit is
- * armed or half-open (the retry would go to a gateway it holds as down), a
- * wait the server asked for beyond 30 s, another 4xx, or a refused mutation.
+ * error, a 500, a 408, a 429 and the module's own 429 pause (after the wait,
+ * see createRetryDelay), and a 502/503/504 the circuit judged not an outage
+ * (a rate limiter's 503 among successes), up to `maxRetries` times
+ * (TanStack's default, 3). It never retries the open circuit's answer or
+ * anything while the circuit is armed or half-open (the retry would go to a
+ * gateway it holds as down), a wait beyond 30 s, another 4xx, or a refused
+ * mutation.
  *
- * A trip status is judged by Go: while it has not run yet (status
- * "loading", or no `circuit`: the tag's stand-in) the answer waits for its
- * judgement instead of a retry — connectQueryClient fetches the query again
- * if Go does not take it for an outage. In "fallback" nothing will judge it,
- * and it is retried as TanStack would.
+ * Before Go runs (status "loading", or no `circuit`: the tag's stand-in)
+ * nothing has judged an answer yet, so it is retried as TanStack would,
+ * after the same delay: by then Go has judged it, and if it took it for an
+ * outage the retry is answered locally, without a request.
  */
-export function createRetry(tripStatuses: readonly number[], maxRetries = 3, circuit?: RetryView) {
+export function createRetry(maxRetries = 3, circuit?: RetryView) {
   return (failureCount: number, error: unknown): boolean => {
     if (failureCount >= maxRetries) return false;
     if (isGatewayError(error)) {
       // A refused mutation (GatewayIdempotencyError) would be refused again.
-      if (typeof error.httpStatus !== "number" || error.circuitOpen) return false;
+      if (typeof error.httpStatus !== "number") return false;
+      if (error.circuitOpen) return error.reason === "cooldown" && error.until !== null && error.until - Date.now() <= MAX_RETRY_DELAY_MS;
       const s = error.status;
       if (s >= 400 && s < 500 && s !== 408 && s !== 429) return false;
       if ((error.retryAfterMs ?? 0) > MAX_RETRY_DELAY_MS) return false;
-      if (tripStatuses.includes(s) && (!circuit || circuit.status === "loading")) return false;
     }
-    if (!circuit) return true;
+    if (!circuit || circuit.status === "loading") return true;
     const b = circuit.blocking();
     return b.circuit === null && !b.halfOpen;
   };
 }
 
 /**
- * TanStack's `retryDelay` option: the server's Retry-After when it sent one,
- * or the end of the 429 pause the module holds for the request's service,
+ * TanStack's `retryDelay` option: the server's Retry-After when it sent one
+ * (or the end of the pause that answered locally), or the end of the 429
+ * pause the module holds for the request's service,
  * whichever is later; else TanStack's own backoff (1 s, 2 s, 4 s… at most 30 s).
  */
 export function createRetryDelay(blocking: () => Blocking, now: () => number = Date.now) {
   return (failureCount: number, error: unknown): number => {
     let wait = 0;
     if (isGatewayError(error)) {
-      wait = error.retryAfterMs ?? 0;
+      wait = error.retryAfterMs ?? (error.until !== null ? error.until - now() : 0);
       for (const p of blocking().pauses) if (error.url.startsWith(p.service)) wait = Math.max(wait, p.until - now());
     }
     return wait > 0 ? Math.min(wait, MAX_RETRY_DELAY_MS) : Math.min(1000 * 2 ** failureCount, MAX_RETRY_DELAY_MS);

@@ -21,8 +21,7 @@ function standInCircuit(ttl = 60_000) {
   const publish = () => mirror.set(state, halfOpen);
   const circuit = {
     status: "ready" as const,
-    ready: Promise.resolve(),
-    subscribe: mirror.subscribe.bind(mirror),
+        subscribe: mirror.subscribe.bind(mirror),
     blocking: () => mirror.blocking(),
     clear() {
       state = null;
@@ -55,7 +54,7 @@ function standInCircuit(ttl = 60_000) {
 /** n queries mounted, with the module's retry and retryDelay; resolves once each settled. */
 async function page(circuit: ReturnType<typeof standInCircuit>["circuit"], n: number) {
   const client = new QueryClient({
-    defaultOptions: { queries: { retry: createRetry([502, 503, 504], 3, circuit), retryDelay: createRetryDelay(circuit.blocking) } },
+    defaultOptions: { queries: { retry: createRetry(3, circuit), retryDelay: createRetryDelay(circuit.blocking) } },
   });
   const queryFn = createQueryFn(createFetchJSON(circuit.fetch as typeof fetch));
   const observers = Array.from({ length: n }, (_, i) => new QueryObserver(client, { queryKey: ["q", i], queryFn: queryFn(`/api/${i}`) }));
@@ -118,7 +117,7 @@ test("without the module (a missing file, fallback) a 502 still reads as an outa
   const nothing = () => ({ circuit: null, halfOpen: false, pauses: [] });
   const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
   const fetchFn = (async () => new Response("bad gateway", { status: 502 })) as typeof fetch;
-  const connection = connectQueryClient(client, { subscribe: () => () => {}, blocking: nothing, clear() {}, ready: Promise.reject(new Error("no wasm")) });
+  const connection = connectQueryClient(client, { subscribe: () => () => {}, blocking: nothing, clear() {} });
   const observer = new QueryObserver(client, { queryKey: ["me"], queryFn: createQueryFn(createFetchJSON(fetchFn))("/api/me") });
   const stop = observer.subscribe(() => {});
   await settled([observer]);
@@ -136,31 +135,42 @@ test("isOutageError: the circuit's answer and a 502/503/504; not a pause, a 500 
   );
 });
 
-test("a 503 answered before Go runs waits for its judgement: no retry; Go leaves the circuit closed, so the queries are fetched again", async () => {
-  let goRuns!: () => void;
+/** A circuit whose Go has not run yet: what the tag armed early answers locally; `answer` is the network. */
+function beforeGo(answer: (n: number) => Response) {
+  let armed: { until: number; httpStatus: number } | null = null;
+  const g = { requests: 0 };
   const circuit = {
-    status: "loading" as "loading" | "ready",
-    ready: new Promise<void>((r) => (goRuns = r)),
+    status: "loading" as const,
     subscribe: () => () => {},
-    blocking: () => ({ circuit: null, halfOpen: false, pauses: [] }),
+    blocking: () => ({ circuit: armed, halfOpen: false, pauses: [] }),
     clear() {},
+    async fetch(): Promise<Response> {
+      if (armed) return synthetic("open", armed.until, armed.httpStatus, Date.now());
+      const res = answer(g.requests++);
+      if (res.status === 502) armed = { until: Date.now() + 60_000, httpStatus: 502 }; // the tag's early rule
+      return res;
+    },
   };
-  let requests = 0;
-  let limited = 2; // a rate limiter refuses the first two
-  const fetchFn = (async () => (requests++, limited-- > 0 ? new Response("busy", { status: 503 }) : Response.json({ ok: 1 }))) as typeof fetch;
-  const client = new QueryClient({ defaultOptions: { queries: { retry: createRetry([502, 503, 504], 3, circuit) } } });
-  const connection = connectQueryClient(client, circuit);
-  const queryFn = createQueryFn(createFetchJSON(fetchFn));
-  const observers = [0, 1, 2].map((i) => new QueryObserver(client, { queryKey: ["l", i], queryFn: queryFn(`/api/${i}`) }));
+  const client = new QueryClient({ defaultOptions: { queries: { retry: createRetry(3, circuit), retryDelay: 5 } } });
+  const queryFn = createQueryFn(createFetchJSON(circuit.fetch as typeof fetch));
+  const observers = [0, 1, 2].map((i) => new QueryObserver(client, { queryKey: ["early", i], queryFn: queryFn(`/api/${i}`) }));
   const stops = observers.map((o) => o.subscribe(() => {}));
+  return { g, observers, stop: () => stops.forEach((s) => s()) };
+}
+
+test("a rate limiter's 503 before Go runs is retried as TanStack would: every query succeeds", async () => {
+  const { g, observers, stop } = beforeGo((n) => (n < 2 ? new Response("busy", { status: 503 }) : Response.json({ ok: 1 })));
   await settled(observers);
-  assert.deepEqual(statuses(observers).sort(), ["error", "error", "success"]);
-  assert.equal(requests, 3, "not retried before Go judged them");
-  circuit.status = "ready";
-  goRuns();
-  for (let i = 0; i < 200 && statuses(observers).some((s) => s !== "success"); i++) await new Promise((r) => setTimeout(r, 2));
   assert.deepEqual(statuses(observers), ["success", "success", "success"]);
-  assert.equal(requests, 5);
-  connection.disconnect();
-  stops.forEach((s) => s());
+  assert.equal(g.requests, 5, "the two refused, once more each");
+  stop();
+});
+
+test("an outage before Go runs: the retry meets the circuit the tag armed and is answered locally, without a request", async () => {
+  const { g, observers, stop } = beforeGo(() => new Response("bad gateway", { status: 502 }));
+  await settled(observers);
+  assert.deepEqual(statuses(observers), ["error", "error", "error"]);
+  assert.equal(g.requests, 1, "the first 502 armed; the other two and every retry were answered locally");
+  assert.ok(observers.every((o) => (o.getCurrentResult().error as GatewayHttpError).circuitOpen));
+  stop();
 });

@@ -1,9 +1,8 @@
 // The TanStack Query client, connected to the circuit: queries that failed
 // because of the gateway are fetched again by themselves when the circuit
-// closes or turns half-open (its TTL, a probe's success, clear()) — and when
-// Go, once it runs, leaves closed a circuit whose early 502/503/504 the retry
-// rule left to its judgement — one first and the rest only if it succeeds;
-// and the overlay's question — is the gateway down? — answered from the
+// closes or turns half-open (its TTL, a probe's success, clear(), Go
+// withdrawing what the tag armed before it ran) — one first and the rest
+// only if it succeeds; and the overlay's question — is the gateway down? — answered from the
 // circuit and from the queries' errors, so it is answered even when the
 // module's files did not load.
 //
@@ -75,7 +74,7 @@ function failedByGateway(e: unknown): boolean {
  */
 export function connectQueryClient(
   client: QueryClientLike,
-  circuit: Pick<GatewayCircuit, "subscribe" | "blocking" | "clear" | "ready">,
+  circuit: Pick<GatewayCircuit, "subscribe" | "blocking" | "clear">,
 ): QueryClientConnection {
   const cache = client.getQueryCache();
   const failed = (q: QueryLike) => q.isActive() && q.state.status === "error" && q.state.fetchStatus === "idle" && failedByGateway(q.state.error);
@@ -135,15 +134,6 @@ export function connectQueryClient(
     for (const l of [...listeners]) call(l, o);
   }
 
-  // A 502/503/504 answered before Go ran was not retried but left to Go's
-  // judgement (see createRetry): once Go has learnt the early answers (in the
-  // microtasks right after ready), a circuit it left closed means no outage.
-  let connected = true;
-  circuit.ready.then(
-    () => setTimeout(() => connected && !blocks(circuit.blocking()) && void recover()),
-    () => {},
-  );
-
   const stops = [circuit.subscribe(onCircuit), cache.subscribe(notify)];
   return {
     outage,
@@ -157,7 +147,6 @@ export function connectQueryClient(
       return recover();
     },
     disconnect() {
-      connected = false;
       for (const stop of stops.splice(0)) stop();
       listeners.clear();
     },
