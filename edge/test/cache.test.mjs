@@ -3,56 +3,27 @@
 // (an offset on Date.now), never by sleeping.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { startEdge, startUpstream } from "./workerd.mjs";
+import { edgeSuite } from "./workerd.mjs";
 
-let up, edge;
-let offset = 0; // the edge's clock offset, kept here to set again after a restart
-
-async function advance(ms) {
-  offset += ms;
-  await edge.setClock(offset);
-}
-
-async function restart(signal) {
-  await edge.restart(signal);
-  await edge.setClock(offset);
-}
-
-async function get(path) {
-  const r = await fetch(edge.url + path);
-  return { status: r.status, cache: r.headers.get("x-edge-cache"), age: r.headers.get("age"), collectedAt: r.headers.get("x-edge-collected-at"),
-    retryAfter: r.headers.get("retry-after"), reason: r.headers.get("x-edge-reason"), body: await r.text() };
-}
-
-const calls = async (path) => (await up.counts())[`GET ${path}`] ?? 0;
-
-before(async () => {
-  up = await startUpstream();
-  edge = await startEdge({
-    upstream: up.url,
-    testClock: true,
-    services: [
-      { name: "api", prefix: "/api/" }, // the defaults: 30 s fresh, 120 s max-stale, 30/60/120 s backoff
-      { name: "rl", prefix: "/rl/" },
-      { name: "small", prefix: "/small/", cache: { maxKeys: 3 } },
-    ],
-  });
-});
-
-after(async () => {
-  await edge?.close();
-  up?.stop();
-});
+const t = edgeSuite(
+  [
+    { name: "api", prefix: "/api/" }, // the defaults: 30 s fresh, 120 s max-stale, 30/60/120 s backoff
+    { name: "rl", prefix: "/rl/" },
+    { name: "small", prefix: "/small/", cache: { maxKeys: 3 } },
+  ],
+  { before, after },
+);
+const { advance, restart, get, calls } = t;
 
 test("50 concurrent identical GETs make one upstream call", async () => {
   await get("/api/warm"); // the Go instance and the service's object are up
   // The upstream holds its answer 2 s, so that the 50 arrive while it is in
   // flight (on a loaded machine a few may arrive after it: they are hits).
-  await up.mode({ path: "/api/burst", delayMs: 2_000 });
+  await t.up.mode({ path: "/api/burst", delayMs: 2_000 });
   const answers = await Promise.all(Array.from({ length: 50 }, () => get("/api/burst")));
   assert.equal(await calls("/api/burst"), 1);
   assert.ok(answers.every((a) => a.status === 200 && a.body === answers[0].body));
-  const m = await edge.metrics("service=api");
+  const m = await t.edge.metrics("service=api");
   assert.equal(m.counters.coalesced + (m.counters.hits ?? 0), 49, JSON.stringify(m));
   assert.ok(m.counters.coalesced >= 25, JSON.stringify(m));
 });
@@ -71,7 +42,7 @@ test("a fresh copy is a hit for its TTL, then the upstream is asked again", asyn
 
 test("a failing upstream: stale copies with their age, per-key backoff 30 → 60 s, then 503 past max-stale", async () => {
   const good = await get("/api/flaky");
-  await up.mode({ path: "/api/flaky", status: 503, body: "down" });
+  await t.up.mode({ path: "/api/flaky", status: 503, body: "down" });
   await advance(31_000);
   let a = await get("/api/flaky");
   assert.deepEqual([a.status, a.cache, a.reason, a.age, a.collectedAt, a.body], [200, "stale", "backoff", "31", good.collectedAt, good.body]);
@@ -90,13 +61,13 @@ test("a failing upstream: stale copies with their age, per-key backoff 30 → 60
   a = await get("/api/flaky");
   assert.deepEqual([a.status, a.cache, a.reason, a.retryAfter], [503, "unavailable", "backoff", "1"]);
   assert.equal(await calls("/api/flaky"), 3);
-  await up.mode({ path: "/api/flaky", status: 0 });
+  await t.up.mode({ path: "/api/flaky", status: 0 });
   await advance(2_000);
   assert.equal((await get("/api/flaky")).cache, "miss");
 });
 
 test("a first failure with no copy backs off 5 s", async () => {
-  await up.mode({ path: "/api/never", status: 502, body: "bad gateway" });
+  await t.up.mode({ path: "/api/never", status: 502, body: "bad gateway" });
   const a = await get("/api/never");
   assert.deepEqual([a.status, a.cache, a.retryAfter], [503, "unavailable", "5"]);
   await advance(4_000);
@@ -109,7 +80,7 @@ test("a first failure with no copy backs off 5 s", async () => {
 
 test("a 429 pauses the whole service, and the pause survives a workerd restart", async () => {
   await get("/rl/copy");
-  await up.mode({ path: "/rl/limited", status: 429, retryAfter: "10", body: "slow down" });
+  await t.up.mode({ path: "/rl/limited", status: 429, retryAfter: "10", body: "slow down" });
   let a = await get("/rl/limited");
   assert.deepEqual([a.status, a.reason, a.retryAfter], [503, "cooldown", "10"]);
   a = await get("/rl/other"); // another key of the service: not sent
@@ -127,7 +98,7 @@ test("a 429 pauses the whole service, and the pause survives a workerd restart",
   await advance(7_000); // the pause is over; a second 429 in a row doubles it: 20 s
   a = await get("/rl/limited");
   assert.deepEqual([a.status, a.retryAfter], [503, "20"]);
-  await up.mode({ path: "/rl/limited", status: 0 });
+  await t.up.mode({ path: "/rl/limited", status: 0 });
   await advance(20_000);
   assert.equal((await get("/rl/other")).status, 200);
   assert.equal(await calls("/rl/other"), 1);
@@ -135,7 +106,7 @@ test("a 429 pauses the whole service, and the pause survives a workerd restart",
 
 test("stale copies and their metadata survive a restart", async () => {
   const good = await get("/api/kept");
-  await up.mode({ path: "/api/kept", status: 500, body: "" });
+  await t.up.mode({ path: "/api/kept", status: 500, body: "" });
   await restart("SIGTERM");
   await advance(40_000);
   const a = await get("/api/kept"); // 40 s old, plus the real time the restart took
@@ -144,7 +115,7 @@ test("stale copies and their metadata survive a restart", async () => {
 });
 
 test("empty results stretch the TTL 30 → 60 (3 in a row) → 120 s (5), and snap back", async () => {
-  await up.mode({ path: "/api/empty", body: "[]" });
+  await t.up.mode({ path: "/api/empty", body: "[]" });
   const script = [
     // [advance ms, upstream calls expected after the GET]
     [0, 1], [31_000, 2], [31_000, 3], // the 3rd empty answer: kept 60 s
@@ -157,7 +128,7 @@ test("empty results stretch the TTL 30 → 60 (3 in a row) → 120 s (5), and sn
     await get("/api/empty");
     assert.equal(await calls("/api/empty"), want, `after +${ms} ms`);
   }
-  await up.mode({ path: "/api/empty", body: "[1]" });
+  await t.up.mode({ path: "/api/empty", body: "[1]" });
   await advance(121_000);
   await get("/api/empty"); // non-empty: back to 30 s
   await advance(31_000);
@@ -169,28 +140,28 @@ test("at most maxKeys copies per service, the least recently used evicted", asyn
   for (const k of [1, 2, 3]) await get(`/small/${k}`);
   await get("/small/1"); // used: now 2 is the oldest
   await get("/small/4");
-  const keys = await (await edge.admin("/__edge/keys?service=small")).json();
+  const keys = await (await t.edge.admin("/__edge/keys?service=small")).json();
   assert.deepEqual(keys.sort(), ["/small/1", "/small/3", "/small/4"]);
   assert.equal((await get("/small/1")).cache, "hit");
   assert.equal((await get("/small/2")).cache, "miss");
-  assert.equal((await edge.metrics("service=small")).counters.evicted, 2);
+  assert.equal((await t.edge.metrics("service=small")).counters.evicted, 2);
 });
 
 test("the counters survive a restart", async () => {
   await advance(1_000); // hits are written at most every second, or with the next state change
   await get("/api/fresh");
-  const before = await edge.metrics("service=api");
+  const before = await t.edge.metrics("service=api");
   assert.ok(before.counters.hits > 0 && before.counters.upstream > 0 && before.counters.stale > 0);
   await restart("SIGKILL");
-  assert.deepEqual(await edge.metrics("service=api"), before);
+  assert.deepEqual(await t.edge.metrics("service=api"), before);
 });
 
 test("Vary: Accept keeps one copy per Accept; a Vary on headers the edge does not forward splits nothing; Vary: * is never kept", async () => {
   const as = async (path, accept) => {
-    const r = await fetch(edge.url + path, { headers: { accept } });
+    const r = await fetch(t.edge.url + path, { headers: { accept } });
     return { cache: r.headers.get("x-edge-cache"), body: await r.text() };
   };
-  await up.mode({ path: "/api/variants", vary: "Accept" });
+  await t.up.mode({ path: "/api/variants", vary: "Accept" });
   const csv = await as("/api/variants", "text/csv");
   const json = await as("/api/variants", "application/json");
   assert.deepEqual([csv.cache, JSON.parse(csv.body).accept], ["miss", "text/csv"]);
@@ -200,16 +171,16 @@ test("Vary: Accept keeps one copy per Accept; a Vary on headers the edge does no
   assert.equal(await calls("/api/variants"), 2);
 
   // Callers with another Accept never join a fetch in flight: the leader's Accept went upstream.
-  await up.mode({ path: "/api/inflight", vary: "Accept", delayMs: 500 });
+  await t.up.mode({ path: "/api/inflight", vary: "Accept", delayMs: 500 });
   const [a, b] = await Promise.all([as("/api/inflight", "text/csv"), as("/api/inflight", "application/json")]);
   assert.deepEqual([JSON.parse(a.body).accept, JSON.parse(b.body).accept], ["text/csv", "application/json"]);
 
-  await up.mode({ path: "/api/cors", vary: "Origin, Accept-Encoding" }); // the edge sends neither from its client
+  await t.up.mode({ path: "/api/cors", vary: "Origin, Accept-Encoding" }); // the edge sends neither from its client
   assert.equal((await as("/api/cors", "text/csv")).cache, "miss");
   assert.equal((await as("/api/cors", "application/json")).cache, "hit");
   assert.equal(await calls("/api/cors"), 1);
 
-  await up.mode({ path: "/api/star", vary: "*" });
+  await t.up.mode({ path: "/api/star", vary: "*" });
   assert.equal((await as("/api/star", "text/csv")).cache, "pass");
   assert.equal((await as("/api/star", "text/csv")).cache, "pass");
   assert.equal(await calls("/api/star"), 2);

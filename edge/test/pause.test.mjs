@@ -3,42 +3,19 @@
 // credential check can say the upstream refuses the edge's own key.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { startEdge, startUpstream } from "./workerd.mjs";
+import { edgeSuite } from "./workerd.mjs";
 
-let up, edge;
-let offset = 0;
-
-async function advance(ms) {
-  offset += ms;
-  await edge.setClock(offset);
-}
-
-async function get(path) {
-  const r = await fetch(edge.url + path);
-  return { status: r.status, cache: r.headers.get("x-edge-cache"), reason: r.headers.get("x-edge-reason"), retryAfter: r.headers.get("retry-after"), body: await r.text() };
-}
-
-const calls = async (path) => (await up.counts())[`GET ${path}`] ?? 0;
-
-before(async () => {
-  up = await startUpstream();
-  edge = await startEdge({
-    upstream: up.url,
-    testClock: true,
-    services: [
-      { name: "open", prefix: "/open/" },
-      { name: "checked", prefix: "/chk/", cache: { credentialCheck: "/chk/whoami" } },
-    ],
-  });
-});
-
-after(async () => {
-  await edge?.close();
-  up?.stop();
-});
+const t = edgeSuite(
+  [
+    { name: "open", prefix: "/open/" },
+    { name: "checked", prefix: "/chk/", cache: { credentialCheck: "/chk/whoami" } },
+  ],
+  { before, after },
+);
+const { advance, get, calls } = t;
 
 test("one anonymous GET answered 403 (a missing object on an S3-like origin) pauses nothing", async () => {
-  await up.mode({ path: "/open/private", status: 403, body: "AccessDenied" });
+  await t.up.mode({ path: "/open/private", status: 403, body: "AccessDenied" });
   for (const n of [1, 2, 3]) {
     const a = await get("/open/private");
     assert.deepEqual([a.status, a.cache, a.body], [403, "pass", "AccessDenied"]);
@@ -46,13 +23,13 @@ test("one anonymous GET answered 403 (a missing object on an S3-like origin) pau
   }
   const other = await get("/open/other"); // another client, another path: served
   assert.deepEqual([other.status, other.cache], [200, "miss"]);
-  await up.mode({ path: "/open/private", status: 401 });
+  await t.up.mode({ path: "/open/private", status: 401 });
   assert.equal((await get("/open/private")).cache, "pass");
   assert.equal((await get("/open/other2")).status, 200);
 });
 
 test("with a credential check, a 403 pauses the service only when the check is refused too", async () => {
-  await up.mode({ path: "/chk/private", status: 403, body: "AccessDenied" });
+  await t.up.mode({ path: "/chk/private", status: 403, body: "AccessDenied" });
   for (const n of [1, 2, 3]) {
     const a = await get("/chk/private");
     assert.deepEqual([a.status, a.cache], [403, "pass"]);
@@ -61,7 +38,7 @@ test("with a credential check, a 403 pauses the service only when the check is r
   assert.equal(await calls("/chk/whoami"), 1, "a passed check is trusted for the fresh TTL: clients cannot make the edge ask it more often");
   assert.equal((await get("/chk/other")).status, 200);
 
-  await up.mode({ path: "/chk/whoami", status: 401 }); // the edge's key is revoked
+  await t.up.mode({ path: "/chk/whoami", status: 401 }); // the edge's key is revoked
   await advance(31_000);
   let a = await get("/chk/private");
   assert.deepEqual([a.status, a.cache, a.reason, a.retryAfter], [503, "unavailable", "cooldown", "300"]);

@@ -150,3 +150,36 @@ export async function startEdge(config, { adminToken = "admin-secret", edgeAddr,
   await edge.start();
   return edge;
 }
+
+// A test file's edge: the counting upstream and workerd with `services` and the
+// test clock, started before its tests and stopped after them. Time moves by
+// advance(ms) (an offset on the edge's Date.now, set again after a restart),
+// never by sleeping. get(path) returns what the tests read of an answer;
+// calls(path) the GETs of path the upstream saw.
+export function edgeSuite(services, hooks) {
+  const s = { up: null, edge: null, offset: 0 };
+  hooks.before(async () => {
+    s.up = await startUpstream();
+    s.edge = await startEdge({ upstream: s.up.url, testClock: true, services });
+  });
+  hooks.after(async () => {
+    await s.edge?.close();
+    s.up?.stop();
+  });
+  return Object.assign(s, {
+    async advance(ms) {
+      s.offset += ms;
+      await s.edge.setClock(s.offset);
+    },
+    async restart(signal) {
+      await s.edge.restart(signal);
+      await s.edge.setClock(s.offset);
+    },
+    async get(path) {
+      const r = await fetch(s.edge.url + path);
+      const h = (name) => r.headers.get(name);
+      return { status: r.status, cache: h("x-edge-cache"), age: h("age"), collectedAt: h("x-edge-collected-at"), retryAfter: h("retry-after"), reason: h("x-edge-reason"), body: await r.text() };
+    },
+    calls: async (path) => (await s.up.counts())[`GET ${path}`] ?? 0,
+  });
+}
