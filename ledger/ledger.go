@@ -2,8 +2,9 @@
 // middleware that runs a mutation (POST, PUT, PATCH, DELETE) with an
 // Idempotency-Key at most once per (principal, operation, key), over a SQL
 // database (SQLite or PostgreSQL) that any number of server processes share.
-// Its rules are the edge gateway's (edge/ledger), with the handler in the
-// place of the origin:
+// Its rules are ledgercore's, the same code the edge gateway's ledger
+// (edge/ledger) runs, with the handler in the place of the origin; this
+// package is their storage (Store, SQLStore) and their transport:
 //
 //   - the principal comes from the app's function, before anything else: no
 //     principal → the app's 401, so a recorded answer is never replayed to
@@ -13,8 +14,7 @@
 //   - the key is a Structured Field string (`"order-7"`, what the browser
 //     module sends) or a bare token (`order_7`);
 //   - the body is compared by its canonical JSON fingerprint (the browser
-//     module's, from the idempotencykey package): object keys sorted,
-//     whitespace ignored;
+//     module's): object keys sorted, whitespace ignored;
 //   - the record is written (pending) before the handler runs;
 //   - duplicates that arrive while it runs wait for it and share its answer;
 //     past Options.WaitLimit they get 409 idempotency_in_flight with
@@ -43,7 +43,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -51,24 +50,24 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/gatewaycircuit/gatewaycircuit/idempotencykey"
+	"github.com/gatewaycircuit/gatewaycircuit/ledgercore"
 )
 
-// Defaults, applied in Options.withDefaults.
+// Defaults, applied in Options.withDefaults (the bounds are ledgercore's).
 const (
-	DefaultRetention    = 24 * time.Hour
-	DefaultMaxEntries   = 10_000
-	DefaultMaxBodyBytes = 1 << 20
+	DefaultRetention    = ledgercore.DefaultRetentionMs * time.Millisecond
+	DefaultMaxEntries   = ledgercore.DefaultMaxEntries
+	DefaultMaxBodyBytes = ledgercore.DefaultMaxBodyBytes
 	DefaultWaitLimit    = 10 * time.Second
 	DefaultLease        = 10 * time.Second
 )
 
 // HeaderReplayed marks an answer that was recorded earlier (or shared with
 // the request in flight), not produced for this request.
-const HeaderReplayed = "Idempotency-Replayed"
+const HeaderReplayed = ledgercore.HeaderReplayed
 
 // ErrInvalidOptions is the sentinel for Options that New refuses.
 var ErrInvalidOptions = errors.New("ledger: invalid options")
@@ -105,7 +104,7 @@ type Options struct {
 func (o Options) withDefaults() Options {
 	if o.Unauthorized == nil {
 		o.Unauthorized = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-			writeProblem(w, http.StatusUnauthorized, "unauthenticated", "this operation needs an authenticated caller")
+			writeProblem(w, ledgercore.Unauthenticated)
 		})
 	}
 	if o.Retention <= 0 {
@@ -131,16 +130,10 @@ func (o Options) withDefaults() Options {
 
 // Ledger is the middleware. One Ledger serves any number of handlers.
 type Ledger struct {
-	o Options
-
-	mu      sync.Mutex     // guards flights; never held across a store call
-	flights map[ID]*flight // this process's requests in flight
-}
-
-type flight struct {
-	fingerprint string
-	done        chan struct{} // closed when answer is set
-	answer      answer
+	o       Options
+	bounds  ledgercore.Policy          // o's Retention, MaxEntries and MaxBodyBytes
+	leaseMs int64                      // o.Lease
+	flights ledgercore.Flights[answer] // this process's requests in flight
 }
 
 // New returns a Ledger.
@@ -148,7 +141,12 @@ func New(o Options) (*Ledger, error) {
 	if o.Store == nil || o.Principal == nil {
 		return nil, fmt.Errorf("%w: Store and Principal are required", ErrInvalidOptions)
 	}
-	return &Ledger{o: o.withDefaults(), flights: map[ID]*flight{}}, nil
+	o = o.withDefaults()
+	return &Ledger{
+		o:       o,
+		bounds:  ledgercore.Policy{RetentionMs: o.Retention.Milliseconds(), MaxEntries: o.MaxEntries, MaxBodyBytes: o.MaxBodyBytes},
+		leaseMs: max(1, o.Lease.Milliseconds()),
+	}, nil
 }
 
 // Wrap returns h behind the ledger; the operation is the request's method
@@ -177,25 +175,25 @@ func (l *Ledger) WrapNamed(operation string, h http.Handler) http.Handler {
 		}
 		key, ok := "", len(values) == 1
 		if ok {
-			key, ok = ParseKey(values[0])
+			key, ok = ledgercore.ParseKey(values[0])
 		}
 		if !ok {
-			writeProblem(w, http.StatusBadRequest, "invalid_idempotency_key", "send one Idempotency-Key: a quoted string or a token of printable ASCII")
+			writeProblem(w, ledgercore.InvalidKey)
 			return
 		}
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, int64(l.o.MaxBodyBytes)))
 		if err != nil {
 			var tooLarge *http.MaxBytesError
 			if errors.As(err, &tooLarge) {
-				writeProblem(w, http.StatusRequestEntityTooLarge, "body_too_large", err.Error())
+				writeProblem(w, ledgercore.Problem{Status: http.StatusRequestEntityTooLarge, Code: "body_too_large", Message: err.Error()})
 				return
 			}
-			writeProblem(w, http.StatusBadRequest, "body_unreadable", err.Error())
+			writeProblem(w, ledgercore.Problem{Status: http.StatusBadRequest, Code: "body_unreadable", Message: err.Error()})
 			return
 		}
 		fp, err := Fingerprint(body, l.o.MaxBodyBytes)
 		if err != nil {
-			writeProblem(w, http.StatusBadRequest, "body_not_fingerprintable", err.Error())
+			writeProblem(w, ledgercore.FingerprintProblem(err))
 			return
 		}
 		op := operation
@@ -203,44 +201,13 @@ func (l *Ledger) WrapNamed(operation string, h http.Handler) http.Handler {
 			op = operationOf(r)
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		l.do(w, r, ID{principal, op, key}, fp, h)
+		l.do(w, r, ID{Principal: principal, Operation: op, Key: key}, fp, h)
 	})
 }
 
-// ParseKey reads an Idempotency-Key field value in either form clients
-// send: a Structured Field string (`"order-7"`) or a bare token
-// (`order_7`). A bare value holding a space, a comma, a quote or a
-// backslash is refused (it would read differently as a Structured Field).
-func ParseKey(value string) (string, bool) {
-	v := strings.Trim(value, " \t")
-	if strings.HasPrefix(v, `"`) {
-		key, err := idempotencykey.ParseHeader(v)
-		return key, err == nil
-	}
-	if v == "" || len(v) > idempotencykey.MaxKeyLen || strings.ContainsAny(v, ` ,"\`) {
-		return "", false
-	}
-	for i := 0; i < len(v); i++ {
-		if v[i] < 0x21 || v[i] > 0x7e {
-			return "", false
-		}
-	}
-	return v, true
-}
-
-// Fingerprint is a body's identity: its canonical form (idempotencykey),
-// marked as JSON ("j:") or not ("b:") and hashed with SHA-256.
+// Fingerprint is a body's identity (ledgercore.Fingerprint).
 func Fingerprint(body []byte, maxBytes int) (string, error) {
-	canon, isJSON, err := idempotencykey.Canonical(body, idempotencykey.Limits{MaxBytes: maxBytes})
-	if err != nil {
-		return "", err
-	}
-	sum := sha256.Sum256(canon)
-	kind := "b:"
-	if isJSON {
-		kind = "j:"
-	}
-	return kind + hex.EncodeToString(sum[:]), nil
+	return ledgercore.Fingerprint(body, maxBytes)
 }
 
 func operationOf(r *http.Request) string {
@@ -254,75 +221,66 @@ func operationOf(r *http.Request) string {
 	return r.Method + " " + p
 }
 
-// do runs one keyed request: joins this process's flight for id, or
-// claims id in the store and runs h, or answers from the record.
+// do runs one keyed request: joins this process's flight for id, or acts
+// on the record as ledgercore decides: claims id and runs h, answers from
+// the record, or waits for the process that holds it.
 func (l *Ledger) do(w http.ResponseWriter, r *http.Request, id ID, fp string, h http.Handler) {
 	ctx := r.Context()
 	// The wait is real time (Options.Now is the records' clock): it is
 	// how long this request is held.
 	deadline := time.Now().Add(l.o.WaitLimit)
 	for wait := 5 * time.Millisecond; ; wait = min(wait*2, 100*time.Millisecond) {
-		l.mu.Lock()
-		if f := l.flights[id]; f != nil {
-			l.mu.Unlock()
-			if f.fingerprint != fp {
-				writeProblem(w, http.StatusUnprocessableEntity, "idempotency_key_reused", "the key was used with another body")
-				return
-			}
+		if f, mismatch := l.flights.Join(id, fp); mismatch {
+			writeProblem(w, ledgercore.KeyReused)
+			return
+		} else if f != nil {
 			select {
-			case <-f.done:
-				f.answer.write(w, true)
+			case <-f.Done():
+				f.Answer().write(w, true)
 			case <-time.After(time.Until(deadline)):
 				l.inFlight(w)
 			case <-ctx.Done():
 			}
 			return
 		}
-		l.mu.Unlock()
 		now := l.o.Now().UnixMilli()
-		cutoff := now - l.o.Retention.Milliseconds()
+		cutoff := l.bounds.Cutoff(now)
 		// The read comes first: a replay costs one statement.
-		got, err := l.o.Store.Get(ctx, id, cutoff, l.o.MaxEntries)
-		switch {
-		case err != nil:
-			writeProblem(w, http.StatusInternalServerError, "ledger_unavailable", err.Error())
+		got, err := l.o.Store.Get(ctx, id, cutoff, l.bounds.MaxEntries)
+		if err != nil {
+			writeProblem(w, ledgercore.Unavailable(err))
 			return
-		case got == nil || got.State == StateFailed && got.Fingerprint == fp:
+		}
+		switch l.bounds.Decide(got, fp, now, l.leaseMs) {
+		case ledgercore.Run:
 			rec := Record{ID: id, Fingerprint: fp, Token: newToken(), CreatedAt: now, UpdatedAt: now}
-			err := l.o.Store.Prune(ctx, id.Principal, cutoff, l.o.MaxEntries-1)
+			err := l.o.Store.Prune(ctx, id.Principal, cutoff, l.bounds.MaxBeforeClaim())
 			claimed := false
 			if err == nil {
 				claimed, err = l.o.Store.Claim(ctx, rec, cutoff)
 			}
 			if err != nil {
-				writeProblem(w, http.StatusInternalServerError, "ledger_unavailable", err.Error())
+				writeProblem(w, ledgercore.Unavailable(err))
 				return
 			}
 			if claimed {
 				// Duplicates in this process join it from here on;
 				// until then they see the pending record and poll.
-				f := &flight{fingerprint: fp, done: make(chan struct{})}
-				l.mu.Lock()
-				l.flights[id] = f
-				l.mu.Unlock()
-				l.run(w, r, rec, f, h)
+				l.run(w, r, rec, l.flights.Start(id, fp), h)
 				return
 			}
 			continue // claimed by another request meanwhile: read it
-		case got.Fingerprint != fp:
-			writeProblem(w, http.StatusUnprocessableEntity, "idempotency_key_reused", "the key was used with another body")
+		case ledgercore.Mismatch:
+			writeProblem(w, ledgercore.KeyReused)
 			return
-		case got.State == StateDone:
+		case ledgercore.Replay:
 			answerOf(got).write(w, true)
 			return
-		case got.State == StatePending && now-got.UpdatedAt > l.o.Lease.Milliseconds():
-			// Claimed by a process that stopped beating mid-handler:
-			// whether it acted is unknown, so it is not run again.
-			writeProblem(w, http.StatusConflict, "idempotency_in_doubt", "an earlier request with this key was cut off; its outcome is unknown")
+		case ledgercore.InDoubt:
+			writeProblem(w, ledgercore.InDoubtProblem)
 			return
 		}
-		// Pending in another process (or failed and reclaimed meanwhile):
-		// wait for its answer.
+		// Pending in another process: wait for its answer.
 		if time.Now().Add(wait).After(deadline) {
 			l.inFlight(w)
 			return
@@ -337,13 +295,13 @@ func (l *Ledger) do(w http.ResponseWriter, r *http.Request, id ID, fp string, h 
 
 func (l *Ledger) inFlight(w http.ResponseWriter) {
 	w.Header().Set("Retry-After", "1")
-	writeProblem(w, http.StatusConflict, "idempotency_in_flight", "the first request with this key is still in flight")
+	writeProblem(w, ledgercore.InFlight)
 }
 
 // run runs h for the claimed record, beating its heartbeat, and records
 // the answer. The caller may go away: the answer is recorded anyway, for
 // its retry.
-func (l *Ledger) run(w http.ResponseWriter, r *http.Request, rec Record, f *flight, h http.Handler) {
+func (l *Ledger) run(w http.ResponseWriter, r *http.Request, rec Record, f *ledgercore.Flight[answer], h http.Handler) {
 	ctx := context.WithoutCancel(r.Context())
 	stop := make(chan struct{})
 	go func() {
@@ -363,27 +321,19 @@ func (l *Ledger) run(w http.ResponseWriter, r *http.Request, rec Record, f *flig
 	panicked := true
 	defer func() {
 		close(stop)
-		outcome := outcomeOf(rw.status, !panicked)
+		state, release := ledgercore.OutcomeOf(rw.status, !panicked).State()
 		if panicked {
-			ans = answer{status: http.StatusInternalServerError, header: problemHeader(), body: problemBody("handler_failed", "the handler failed")}
+			ans = problemAnswer(ledgercore.HandlerFailed)
 		}
-		switch outcome {
-		case notDone:
+		if release {
 			_ = l.o.Store.Release(ctx, rec.ID, rec.Token)
-		default:
-			rec.State, rec.Status, rec.Body, rec.UpdatedAt = StateDone, ans.status, ans.body, l.o.Now().UnixMilli()
-			if outcome == unknown {
-				rec.State = StateFailed
-			}
+		} else {
+			rec.State, rec.Status, rec.Body, rec.UpdatedAt = state, ans.status, ans.body, l.o.Now().UnixMilli()
 			hdr, _ := json.Marshal(ans.header)
 			rec.Header = string(hdr)
 			_ = l.o.Store.Finish(ctx, rec)
 		}
-		l.mu.Lock()
-		f.answer = ans
-		delete(l.flights, rec.ID)
-		l.mu.Unlock()
-		close(f.done)
+		l.flights.Land(rec.ID, f, ans)
 		if !panicked {
 			ans.write(w, false)
 		}
@@ -394,29 +344,6 @@ func (l *Ledger) run(w http.ResponseWriter, r *http.Request, rec Record, f *flig
 	}
 	ans = answer{status: rw.status, header: kept(rw.header), body: rw.body.Bytes()}
 	panicked = false
-}
-
-type outcome int
-
-const (
-	done    outcome = iota // recorded and replayed
-	notDone                // the handler says it did not act: the key is released
-	unknown                // it may or may not have acted: a retry runs again
-)
-
-// outcomeOf classifies an answer's status, as the edge does: the statuses
-// after which the browser module retries with the same key (408, 409, 429,
-// 5xx) are exactly those that are not done.
-func outcomeOf(status int, answered bool) outcome {
-	switch {
-	case !answered:
-		return unknown
-	case status == 408 || status == 409 || status == 429 || status == 503:
-		return notDone
-	case status >= 500:
-		return unknown
-	}
-	return done
 }
 
 // recorder buffers the handler's answer.
@@ -486,20 +413,12 @@ func newToken() string {
 	return hex.EncodeToString(b[:])
 }
 
-func problemHeader() http.Header {
-	return http.Header{"Content-Type": {"application/json"}, "Cache-Control": {"no-store"}}
+// problemAnswer is an answer of the ledger's own, as the edge sends it.
+func problemAnswer(p ledgercore.Problem) answer {
+	return answer{status: p.Status, header: http.Header{"Content-Type": {"application/json"}, "Cache-Control": {"no-store"}}, body: p.Body()}
 }
 
-func problemBody(code, message string) []byte {
-	b, _ := json.Marshal(map[string]string{"error": code, "message": message})
-	return b
-}
-
-// writeProblem answers with the ledger's own small JSON body, as the edge
-// does: {"error": code, "message": …}.
-func writeProblem(w http.ResponseWriter, status int, code, message string) {
-	answer{status: status, header: problemHeader(), body: problemBody(code, message)}.write(w, false)
-}
+func writeProblem(w http.ResponseWriter, p ledgercore.Problem) { problemAnswer(p).write(w, false) }
 
 // Count is the number of records of principal ("" for all).
 func (l *Ledger) Count(ctx context.Context, principal string) (int, error) {

@@ -6,32 +6,23 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+
+	"github.com/gatewaycircuit/gatewaycircuit/ledgercore"
 )
 
-// Record states.
+// Record states (ledgercore's).
 const (
-	StatePending = "pending" // claimed, the handler has not answered (or its process died)
-	StateDone    = "done"    // answered: replayed to every retry
-	StateFailed  = "failed"  // the effect is unknown (a 5xx, a panic): a retry runs again
+	StatePending = ledgercore.StatePending // claimed, the handler has not answered (or its process died)
+	StateDone    = ledgercore.StateDone    // answered: replayed to every retry
+	StateFailed  = ledgercore.StateFailed  // the effect is unknown (a 5xx, a panic): a retry runs again
 )
 
 // ID names a record: the key is scoped by principal and operation.
-type ID struct {
-	Principal, Operation, Key string
-}
+type ID = ledgercore.ID
 
-// Record is one key's entry. Times are Unix milliseconds.
-type Record struct {
-	ID
-	Fingerprint string
-	State       string
-	Token       string // which request holds a pending claim
-	Status      int
-	Header      string // the kept response headers, JSON
-	Body        []byte
-	CreatedAt   int64
-	UpdatedAt   int64 // the holder's last heartbeat while pending
-}
+// Record is one key's entry (its Header is the kept response headers as
+// JSON). Times are Unix milliseconds.
+type Record = ledgercore.Record
 
 // Store keeps the records. Every method is one atomic step; the ledger
 // needs no transaction spanning two of them, so any number of processes

@@ -3,7 +3,7 @@ package config
 import (
 	"strings"
 
-	"github.com/gatewaycircuit/gatewaycircuit/internal/idempotency"
+	"github.com/gatewaycircuit/gatewaycircuit/ledgercore"
 )
 
 // Kind is where a request goes.
@@ -67,30 +67,11 @@ func (c *Config) Route(method, path, authorization, idempotencyKey string) Route
 	if idempotencyKey == "" {
 		return Route{Kind: Pass, Service: svc.Name, Principal: principal, Upstream: svc.Upstream}
 	}
-	key, ok := ParseIdempotencyKey(idempotencyKey)
+	key, ok := ledgercore.ParseKey(idempotencyKey)
 	if !ok {
 		return Route{Kind: Refuse, Status: 400, Code: "invalid_idempotency_key"}
 	}
 	return Route{Kind: Ledger, Service: svc.Name, Principal: principal, Key: key, Upstream: svc.Upstream}
-}
-
-// ParseIdempotencyKey reads an Idempotency-Key header in either form
-// clients send: a Structured Field string (`"order-123"`, what the browser
-// module and the IETF draft send) or a bare token (`order_123`, what
-// Stripe's clients and most others send). Both name the same key. Refused:
-// an empty key, one longer than idempotency.MaxKeyLen, any character that
-// is not printable ASCII, and a bare value holding a space, a comma, a
-// quote or a backslash (it would read differently as a Structured Field).
-func ParseIdempotencyKey(value string) (string, bool) {
-	v := strings.Trim(value, " \t")
-	if strings.HasPrefix(v, `"`) {
-		key, err := idempotency.ParseHeader(v)
-		return key, err == nil
-	}
-	if strings.ContainsAny(v, ` ,"\`) || idempotency.CheckKey(v) != nil {
-		return "", false
-	}
-	return v, true
 }
 
 // ambiguous reports a path whose meaning an upstream may read differently

@@ -1,55 +1,49 @@
 // Package ledger is the edge's idempotency ledger for one principal, kept in
-// the principal's Durable Object (its SQLite database). A mutation (POST,
-// PUT, PATCH, DELETE) with an Idempotency-Key is recorded under
-// (operation, key) — the principal is the object itself — before it is
-// forwarded, so that:
+// the principal's Durable Object (its SQLite database): an adapter over
+// ledgercore, which holds the rules the edge shares with the Go server's
+// ledger (module ledger). Here a mutation (POST, PUT, PATCH, DELETE) with an
+// Idempotency-Key is recorded under (operation, key) — the principal is the
+// object itself — before it is forwarded to the origin, which takes the
+// place of the server's handler:
 //
-//   - the same key with the same body (compared by the canonical JSON
-//     fingerprint the browser module uses: object keys sorted, arrays in
-//     order) replays the recorded answer, marked Idempotency-Replayed;
-//   - the same key with another body is refused with 422;
+//   - the same key with the same body replays the recorded answer, marked
+//     Idempotency-Replayed; with another body it is refused with 422;
 //   - duplicates that arrive while the first is in flight wait for it and
 //     share its answer;
 //   - an answer that says the request was not acted on (408, 409, 429,
 //     503) releases the key: the record is deleted, the answer (with its
 //     Retry-After) goes to the caller, and a retry is forwarded as new;
 //   - an answer that leaves the effect unknown (another 5xx, or none) is
-//     recorded as unknown, and a retry with the same body is forwarded
+//     recorded as failed, and a retry with the same body is forwarded
 //     again, with the same Idempotency-Key: the origin, which has seen the
 //     key, decides whether it acts (exactly once when it honours keys);
-//   - a record left pending by an edge that died mid-request (its effect
-//     unknown) answers 409 "in doubt" instead of forwarding again.
+//   - one object is the only writer of its records, so a record left
+//     pending by an edge that died mid-request (its effect unknown) answers
+//     409 "in doubt" at once instead of forwarding again.
 //
-// Records are kept for RetentionMs and at most MaxEntries per principal.
+// Records are kept RetentionMs and at most MaxEntries per principal.
 // Authorization is the front worker's: an unknown or revoked principal
 // never reaches its ledger.
 package ledger
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
-	"errors"
+	"strings"
 	"sync"
 
 	"github.com/gatewaycircuit/gatewaycircuit/edge/origin"
 	"github.com/gatewaycircuit/gatewaycircuit/edge/sqldb"
 	"github.com/gatewaycircuit/gatewaycircuit/edge/stats"
-	"github.com/gatewaycircuit/gatewaycircuit/internal/idempotency"
-	"github.com/gatewaycircuit/gatewaycircuit/internal/policyerr"
+	"github.com/gatewaycircuit/gatewaycircuit/ledgercore"
 )
 
-// Defaults, applied in one place: Policy.WithDefaults.
-const (
-	DefaultRetentionMs  = 86_400_000 // a record is kept a day
-	DefaultMaxEntries   = 10_000     // records per principal
-	DefaultMaxBodyBytes = 1 << 20    // larger bodies are refused with 413
-)
+// Policy is the ledger's configuration (the config's "ledger"); the zero
+// Policy is the default.
+type Policy = ledgercore.Policy
 
-// HeaderReplayed marks an answer that was recorded earlier (or shared with
-// the request in flight), not produced for this request.
-const HeaderReplayed = "idempotency-replayed"
+// HeaderReplayed is ledgercore.HeaderReplayed as the edge's headers spell
+// names: in lower case.
+var HeaderReplayed = strings.ToLower(ledgercore.HeaderReplayed)
 
 // Counter names.
 const (
@@ -62,82 +56,10 @@ const (
 	CountRetried   = "retried"   // forwards of a key whose earlier outcome was unknown
 )
 
-// ErrInvalidPolicy is the sentinel for a Policy that fails Validate.
-var ErrInvalidPolicy = errors.New("ledger: invalid policy")
-
-// Policy is the ledger's configuration; the zero Policy is the default.
-type Policy struct {
-	// RetentionMs is how long a record is kept. Default 24 h.
-	RetentionMs int64 `json:"retentionMs"`
-	// MaxEntries bounds the records of one principal; the oldest finished
-	// ones go first. Default 10 000.
-	MaxEntries int `json:"maxEntries"`
-	// MaxBodyBytes bounds a body that can be fingerprinted. Default 1 MiB.
-	MaxBodyBytes int `json:"maxBodyBytes"`
-}
-
-// WithDefaults returns p with every zero field set to its default.
-func (p Policy) WithDefaults() Policy {
-	if p.RetentionMs == 0 {
-		p.RetentionMs = DefaultRetentionMs
-	}
-	if p.MaxEntries == 0 {
-		p.MaxEntries = DefaultMaxEntries
-	}
-	if p.MaxBodyBytes == 0 {
-		p.MaxBodyBytes = DefaultMaxBodyBytes
-	}
-	return p
-}
-
-// Validate reports the first bad field of a defaulted policy.
-func (p Policy) Validate() error {
-	switch {
-	case p.RetentionMs <= 0:
-		return policyerr.New(ErrInvalidPolicy, "retentionMs", "must be > 0")
-	case p.MaxEntries <= 0:
-		return policyerr.New(ErrInvalidPolicy, "maxEntries", "must be > 0")
-	case p.MaxBodyBytes <= 0:
-		return policyerr.New(ErrInvalidPolicy, "maxBodyBytes", "must be > 0")
-	}
-	return nil
-}
-
 const schema = `CREATE TABLE IF NOT EXISTS ledger (
 	operation TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL, state TEXT NOT NULL,
 	status INTEGER, header TEXT, body BLOB, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL,
 	PRIMARY KEY (operation, key))`
-
-// Record states.
-const (
-	pending = "pending" // forwarded, no answer yet (or the edge died waiting)
-	done    = "done"    // answered: replayed to every retry
-	unknown = "failed"  // the effect is unknown (5xx, no answer): a retry is forwarded again
-)
-
-// Outcome is what an upstream answer (or its absence) makes of a record.
-type Outcome int
-
-const (
-	Done    Outcome = iota // definitive: recorded and replayed
-	NotDone                // the upstream says it did not act: the key is released
-	Unknown                // it may or may not have acted: the next retry asks again
-)
-
-// OutcomeOf classifies an answer's status; answered is false when there was
-// none. The statuses after which the browser module retries with the same
-// key (408, 409, 429, 5xx, none) are exactly those that are not Done.
-func OutcomeOf(status int, answered bool) Outcome {
-	switch {
-	case !answered:
-		return Unknown
-	case status == 408 || status == 409 || status == 429 || status == 503:
-		return NotDone
-	case idempotency.Outcome(status) == idempotency.Failed:
-		return Unknown
-	}
-	return Done
-}
 
 // Ledger is the records of one principal.
 type Ledger struct {
@@ -147,14 +69,10 @@ type Ledger struct {
 	now    func() int64
 	Stats  *stats.Set
 
-	mu      sync.Mutex         // guards flights; never held across a fetch
-	flights map[string]*flight // operation+"\n"+key → the forward in flight
-}
-
-type flight struct {
-	fingerprint string
-	done        chan struct{} // closed when res is set
-	res         origin.Response
+	// mu makes a request's decision one step: its flight looked up, its
+	// record read and claimed. Never held across a fetch.
+	mu      sync.Mutex
+	flights ledgercore.Flights[origin.Response]
 }
 
 // Open returns the Ledger kept in db.
@@ -170,22 +88,12 @@ func Open(p Policy, db sqldb.DB, client origin.Client, now func() int64) (*Ledge
 	if err != nil {
 		return nil, err
 	}
-	return &Ledger{policy: p, db: db, client: client, now: now, Stats: st, flights: map[string]*flight{}}, nil
+	return &Ledger{policy: p, db: db, client: client, now: now, Stats: st}, nil
 }
 
-// Fingerprint is the body's identity: the canonical form of
-// idempotency.Canonical (the browser module's), hashed with SHA-256.
+// Fingerprint is the body's identity (ledgercore.Fingerprint).
 func (l *Ledger) Fingerprint(body []byte) (string, error) {
-	canon, isJSON, err := idempotency.Canonical(body, idempotency.Limits{MaxBytes: l.policy.MaxBodyBytes})
-	if err != nil {
-		return "", err
-	}
-	sum := sha256.Sum256(canon)
-	kind := "b:"
-	if isJSON {
-		kind = "j:"
-	}
-	return kind + hex.EncodeToString(sum[:]), nil
+	return ledgercore.Fingerprint(body, l.policy.MaxBodyBytes)
 }
 
 // Do runs one keyed mutation: req is what goes upstream, operation names
@@ -194,103 +102,98 @@ func (l *Ledger) Do(ctx context.Context, operation, key string, req origin.Reque
 	defer l.Stats.Flush() // mutations are few: their counts are written at once
 	fp, err := l.Fingerprint(req.Body)
 	if err != nil {
-		if errors.Is(err, idempotency.ErrTooLarge) {
-			return problem(413, "body_too_large", err.Error())
-		}
-		return problem(400, "body_not_fingerprintable", err.Error())
+		return problem(ledgercore.FingerprintProblem(err))
 	}
-	id := operation + "\n" + key
+	id := ledgercore.ID{Operation: operation, Key: key}
 	now := l.now()
 	l.mu.Lock()
-	if f := l.flights[id]; f != nil {
+	if f, mismatch := l.flights.Join(id, fp); f != nil {
 		l.mu.Unlock()
-		if f.fingerprint != fp {
+		if mismatch {
 			l.Stats.Add(CountConflicts, 1)
-			return problem(422, "idempotency_key_reused", "the key was used with another body")
+			return problem(ledgercore.KeyReused)
 		}
 		l.Stats.Add(CountJoined, 1)
 		select {
-		case <-f.done:
-			return replayed(f.res)
+		case <-f.Done():
+			return replayed(f.Answer())
 		case <-ctx.Done():
-			return problem(409, "idempotency_in_flight", "the first request with this key is still in flight")
+			return problem(ledgercore.InFlight)
 		}
 	}
-	// A record past its retention is gone, whether or not a write has
-	// pruned it yet.
-	rows, err := l.db.Exec(`SELECT fingerprint, state, status, header, body FROM ledger WHERE operation = ? AND key = ? AND created_at >= ?`,
-		operation, key, now-l.policy.RetentionMs)
+	rec, err := l.get(id, now)
 	if err != nil {
 		l.mu.Unlock()
-		return problem(500, "ledger_unavailable", err.Error())
+		return problem(ledgercore.Unavailable(err))
 	}
-	if len(rows) == 1 {
-		r := rows[0]
-		switch {
-		case sqldb.String(r[0]) != fp:
-			l.mu.Unlock()
-			l.Stats.Add(CountConflicts, 1)
-			return problem(422, "idempotency_key_reused", "the key was used with another body")
-		case sqldb.String(r[1]) == pending:
-			// Recorded before forwarding by an edge that is gone: whether
-			// the upstream saw it is unknown, so it is not sent again.
-			l.mu.Unlock()
-			l.Stats.Add(CountInDoubt, 1)
-			return problem(409, "idempotency_in_doubt", "an earlier request with this key was cut off; its outcome is unknown")
-		case sqldb.String(r[1]) == done:
-			l.mu.Unlock()
-			l.Stats.Add(CountReplayed, 1)
-			return replayed(origin.Response{Status: int(sqldb.Int(r[2])), Header: origin.Decode(sqldb.String(r[3])), Body: sqldb.Bytes(r[4])})
-		}
-		l.Stats.Add(CountRetried, 1) // unknown: asked again, below
+	// The object is the only writer of its records: a pending one it is
+	// not running was left by an edge that is gone (lease 0).
+	switch l.policy.Decide(rec, fp, now, 0) {
+	case ledgercore.Mismatch:
+		l.mu.Unlock()
+		l.Stats.Add(CountConflicts, 1)
+		return problem(ledgercore.KeyReused)
+	case ledgercore.InDoubt:
+		l.mu.Unlock()
+		l.Stats.Add(CountInDoubt, 1)
+		return problem(ledgercore.InDoubtProblem)
+	case ledgercore.Replay:
+		l.mu.Unlock()
+		l.Stats.Add(CountReplayed, 1)
+		return replayed(origin.Response{Status: rec.Status, Header: origin.Decode(rec.Header), Body: rec.Body})
+	}
+	if rec != nil {
+		l.Stats.Add(CountRetried, 1) // failed: asked again
 	}
 	l.prune(now)
 	// The record is durable before the request leaves: a Durable Object
 	// holds outgoing messages until its writes are stored.
 	if _, err := l.db.Exec(`INSERT INTO ledger (operation, key, fingerprint, state, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
 		ON CONFLICT (operation, key) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at`,
-		operation, key, fp, pending, now, now); err != nil {
+		operation, key, fp, ledgercore.StatePending, now, now); err != nil {
 		l.mu.Unlock()
-		return problem(500, "ledger_unavailable", err.Error())
+		return problem(ledgercore.Unavailable(err))
 	}
-	f := &flight{fingerprint: fp, done: make(chan struct{})}
-	l.flights[id] = f
+	f := l.flights.Start(id, fp)
 	l.mu.Unlock()
 
 	l.Stats.Add(CountForwarded, 1)
 	ans, err := l.client.Fetch(context.WithoutCancel(ctx), req)
-	outcome := OutcomeOf(ans.Status, err == nil)
+	state, release := ledgercore.OutcomeOf(ans.Status, err == nil).State()
 	if err != nil {
-		ans = problem(502, "upstream_unreachable", err.Error())
+		ans = problem(ledgercore.Problem{Status: 502, Code: "upstream_unreachable", Message: err.Error()})
 	}
 	ans.Header = origin.Keep(ans.Header)
-	switch outcome {
-	case NotDone:
+	if release {
 		l.Stats.Add(CountReleased, 1)
 		_, _ = l.db.Exec(`DELETE FROM ledger WHERE operation = ? AND key = ?`, operation, key)
-	default:
-		state := done
-		if outcome == Unknown {
-			state = unknown
-		}
+	} else {
 		_, _ = l.db.Exec(`UPDATE ledger SET state = ?, status = ?, header = ?, body = ?, updated_at = ? WHERE operation = ? AND key = ?`,
 			state, int64(ans.Status), origin.Encode(ans.Header), ans.Body, l.now(), operation, key)
 	}
-
-	l.mu.Lock()
-	f.res = ans
-	delete(l.flights, id)
-	l.mu.Unlock()
-	close(f.done)
+	l.flights.Land(id, f, ans)
 	return ans
 }
 
+// get reads id's record, nil when there is none within retention (a
+// record past it is gone, whether or not a write has pruned it yet).
+func (l *Ledger) get(id ledgercore.ID, now int64) (*ledgercore.Record, error) {
+	rows, err := l.db.Exec(`SELECT fingerprint, state, status, header, body, created_at, updated_at FROM ledger
+		WHERE operation = ? AND key = ? AND created_at >= ?`, id.Operation, id.Key, l.policy.Cutoff(now))
+	if err != nil || len(rows) != 1 {
+		return nil, err
+	}
+	r := rows[0]
+	return &ledgercore.Record{ID: id, Fingerprint: sqldb.String(r[0]), State: sqldb.String(r[1]), Status: int(sqldb.Int(r[2])),
+		Header: sqldb.String(r[3]), Body: sqldb.Bytes(r[4]), CreatedAt: sqldb.Int(r[5]), UpdatedAt: sqldb.Int(r[6])}, nil
+}
+
 // prune forgets records past their retention, and the oldest finished
-// ones beyond MaxEntries. Called with mu held.
+// ones beyond the bound before a claim. Called with mu held.
 func (l *Ledger) prune(now int64) {
-	_, _ = l.db.Exec(`DELETE FROM ledger WHERE created_at < ?`, now-l.policy.RetentionMs)
+	_, _ = l.db.Exec(`DELETE FROM ledger WHERE created_at < ?`, l.policy.Cutoff(now))
 	_, _ = l.db.Exec(`DELETE FROM ledger WHERE rowid IN (SELECT rowid FROM ledger WHERE state != ? ORDER BY updated_at
-		LIMIT max(0, (SELECT count(*) FROM ledger) - ?))`, pending, int64(l.policy.MaxEntries-1))
+		LIMIT max(0, (SELECT count(*) FROM ledger) - ?))`, ledgercore.StatePending, int64(l.policy.MaxBeforeClaim()))
 }
 
 // Len is the number of records.
@@ -307,16 +210,11 @@ func replayed(r origin.Response) origin.Response {
 	return r
 }
 
-// problem is an answer of the edge's own, as a small JSON body.
-func problem(status int, code, message string) origin.Response {
+// problem is an answer of the ledger's own.
+func problem(p ledgercore.Problem) origin.Response {
 	return origin.Response{
-		Status: status,
+		Status: p.Status,
 		Header: origin.Header{{"content-type", "application/json"}, {"cache-control", "no-store"}},
-		Body:   []byte(`{"error":` + quote(code) + `,"message":` + quote(message) + `}`),
+		Body:   p.Body(),
 	}
-}
-
-func quote(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
 }

@@ -111,22 +111,6 @@ func TestReplayConflictAndUnknownOutcome(t *testing.T) {
 	}
 }
 
-func TestOutcomes(t *testing.T) {
-	for _, tc := range []struct {
-		status   int
-		answered bool
-		want     ledger.Outcome
-	}{
-		{201, true, ledger.Done}, {303, true, ledger.Done}, {400, true, ledger.Done}, {422, true, ledger.Done},
-		{408, true, ledger.NotDone}, {409, true, ledger.NotDone}, {429, true, ledger.NotDone}, {503, true, ledger.NotDone},
-		{500, true, ledger.Unknown}, {502, true, ledger.Unknown}, {504, true, ledger.Unknown}, {0, false, ledger.Unknown},
-	} {
-		if got := ledger.OutcomeOf(tc.status, tc.answered); got != tc.want {
-			t.Errorf("%d answered=%v: %d, want %d", tc.status, tc.answered, got, tc.want)
-		}
-	}
-}
-
 func TestNotDoneReleasesTheKeyAndKeepsRetryAfter(t *testing.T) {
 	now := int64(1_000)
 	up := &effects{status: 429}
