@@ -175,11 +175,17 @@ func (l *Ledger) Do(ctx context.Context, operation, key string, req origin.Reque
 	return ans
 }
 
-// get reads id's record, nil when there is none within retention (a
-// record past it is gone, whether or not a write has pruned it yet).
+// get reads id's record, nil when there is none within retention and the
+// bound (a record past either is gone, whether or not a write has pruned it
+// yet): a finished record is beyond the bound when it is among the oldest
+// finished ones that prune would delete to leave MaxEntries records.
 func (l *Ledger) get(id ledgercore.ID, now int64) (*ledgercore.Record, error) {
-	rows, err := l.db.Exec(`SELECT fingerprint, state, status, header, body, created_at, updated_at FROM ledger
-		WHERE operation = ? AND key = ? AND created_at >= ?`, id.Operation, id.Key, l.policy.Cutoff(now))
+	cutoff := l.policy.Cutoff(now)
+	rows, err := l.db.Exec(`SELECT fingerprint, state, status, header, body, created_at, updated_at FROM ledger r
+		WHERE operation = ? AND key = ? AND created_at >= ? AND NOT (state != ? AND (SELECT count(*) FROM ledger o
+			WHERE o.created_at >= ? AND o.state != ? AND (o.updated_at < r.updated_at OR o.updated_at = r.updated_at AND o.rowid <= r.rowid))
+		<= (SELECT count(*) FROM ledger WHERE created_at >= ?) - ?)`,
+		id.Operation, id.Key, cutoff, ledgercore.StatePending, cutoff, ledgercore.StatePending, cutoff, int64(l.policy.MaxEntries))
 	if err != nil || len(rows) != 1 {
 		return nil, err
 	}
@@ -189,10 +195,11 @@ func (l *Ledger) get(id ledgercore.ID, now int64) (*ledgercore.Record, error) {
 }
 
 // prune forgets records past their retention, and the oldest finished
-// ones beyond the bound before a claim. Called with mu held.
+// ones (by updated_at, then rowid: the order get reads the bound in) so
+// that a claim leaves MaxEntries. Called with mu held.
 func (l *Ledger) prune(now int64) {
 	_, _ = l.db.Exec(`DELETE FROM ledger WHERE created_at < ?`, l.policy.Cutoff(now))
-	_, _ = l.db.Exec(`DELETE FROM ledger WHERE rowid IN (SELECT rowid FROM ledger WHERE state != ? ORDER BY updated_at
+	_, _ = l.db.Exec(`DELETE FROM ledger WHERE rowid IN (SELECT rowid FROM ledger WHERE state != ? ORDER BY updated_at, rowid
 		LIMIT max(0, (SELECT count(*) FROM ledger) - ?))`, ledgercore.StatePending, int64(l.policy.MaxBeforeClaim()))
 }
 

@@ -192,6 +192,46 @@ func TestRetentionAndBound(t *testing.T) {
 	}
 }
 
+// The bound holds on read as on write, as the server's ledger keeps it: a
+// record finished before two that were pending when it was claimed is
+// beyond a bound of 2, and is neither replayed nor compared, though no write
+// has pruned it yet.
+func TestRecordBeyondTheBoundIsNotReplayed(t *testing.T) {
+	now := int64(1_000)
+	hold := make(chan struct{})
+	up := &effects{hold: hold}
+	l := open(t, memory(t), up, &now, ledger.Policy{MaxEntries: 2})
+	var wg sync.WaitGroup
+	for i, k := range []string{"a", "b"} {
+		wg.Add(1)
+		go func() { defer wg.Done(); l.Do(context.Background(), "POST /o", k, post(`{}`)) }()
+		for up.count() != i+1 {
+			runtimeGosched()
+		}
+		now += 1_000
+	}
+	up.mu.Lock()
+	up.hold = nil
+	up.mu.Unlock()
+	if r := l.Do(context.Background(), "POST /o", "c", post(`{}`)); r.Status != 201 || replayed(r) {
+		t.Fatalf("c: %d %v", r.Status, replayed(r))
+	}
+	now += 1_000
+	close(hold)
+	wg.Wait()
+	if l.Len() != 3 {
+		t.Fatalf("records %d, want 3 (one beyond the bound of 2)", l.Len())
+	}
+	for _, k := range []string{"a", "b"} {
+		if r := l.Do(context.Background(), "POST /o", k, post(`{}`)); !replayed(r) {
+			t.Fatalf("%s, within the bound, was not replayed: %d", k, r.Status)
+		}
+	}
+	if r := l.Do(context.Background(), "POST /o", "c", post(`{"other":1}`)); r.Status != 201 || replayed(r) {
+		t.Fatalf("the record beyond the bound still answered: %d %v %s", r.Status, replayed(r), r.Body)
+	}
+}
+
 func TestBodyTooLarge(t *testing.T) {
 	now := int64(0)
 	l := open(t, memory(t), &effects{}, &now, ledger.Policy{MaxBodyBytes: 4})
