@@ -104,7 +104,7 @@ type Options struct {
 func (o Options) withDefaults() Options {
 	if o.Unauthorized == nil {
 		o.Unauthorized = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-			writeProblem(w, ledgercore.Unauthenticated)
+			writeProblem(w, ledgercore.ProblemUnauthenticated)
 		})
 	}
 	if o.Retention <= 0 {
@@ -178,7 +178,7 @@ func (l *Ledger) WrapNamed(operation string, h http.Handler) http.Handler {
 			key, ok = ledgercore.ParseKey(values[0])
 		}
 		if !ok {
-			writeProblem(w, ledgercore.InvalidKey)
+			writeProblem(w, ledgercore.ProblemInvalidKey)
 			return
 		}
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, int64(l.o.MaxBodyBytes)))
@@ -231,7 +231,7 @@ func (l *Ledger) do(w http.ResponseWriter, r *http.Request, id ID, fp string, h 
 	deadline := time.Now().Add(l.o.WaitLimit)
 	for wait := 5 * time.Millisecond; ; wait = min(wait*2, 100*time.Millisecond) {
 		if f, mismatch := l.flights.Join(id, fp); mismatch {
-			writeProblem(w, ledgercore.KeyReused)
+			writeProblem(w, ledgercore.ProblemKeyReused)
 			return
 		} else if f != nil {
 			select {
@@ -248,7 +248,7 @@ func (l *Ledger) do(w http.ResponseWriter, r *http.Request, id ID, fp string, h 
 		// The read comes first: a replay costs one statement.
 		got, err := l.o.Store.Get(ctx, id, cutoff, l.bounds.MaxEntries)
 		if err != nil {
-			writeProblem(w, ledgercore.Unavailable(err))
+			writeProblem(w, ledgercore.UnavailableProblem(err))
 			return
 		}
 		switch l.bounds.Decide(got, fp, now, l.leaseMs) {
@@ -260,7 +260,7 @@ func (l *Ledger) do(w http.ResponseWriter, r *http.Request, id ID, fp string, h 
 				claimed, err = l.o.Store.Claim(ctx, rec, cutoff)
 			}
 			if err != nil {
-				writeProblem(w, ledgercore.Unavailable(err))
+				writeProblem(w, ledgercore.UnavailableProblem(err))
 				return
 			}
 			if claimed {
@@ -271,13 +271,13 @@ func (l *Ledger) do(w http.ResponseWriter, r *http.Request, id ID, fp string, h 
 			}
 			continue // claimed by another request meanwhile: read it
 		case ledgercore.Mismatch:
-			writeProblem(w, ledgercore.KeyReused)
+			writeProblem(w, ledgercore.ProblemKeyReused)
 			return
 		case ledgercore.Replay:
 			answerOf(got).write(w, true)
 			return
 		case ledgercore.InDoubt:
-			writeProblem(w, ledgercore.InDoubtProblem)
+			writeProblem(w, ledgercore.ProblemInDoubt)
 			return
 		}
 		// Pending in another process: wait for its answer.
@@ -295,7 +295,7 @@ func (l *Ledger) do(w http.ResponseWriter, r *http.Request, id ID, fp string, h 
 
 func (l *Ledger) inFlight(w http.ResponseWriter) {
 	w.Header().Set("Retry-After", "1")
-	writeProblem(w, ledgercore.InFlight)
+	writeProblem(w, ledgercore.ProblemInFlight)
 }
 
 // run runs h for the claimed record, beating its heartbeat, and records
@@ -323,7 +323,7 @@ func (l *Ledger) run(w http.ResponseWriter, r *http.Request, rec Record, f *ledg
 		close(stop)
 		state, release := ledgercore.OutcomeOf(rw.status, !panicked).State()
 		if panicked {
-			ans = problemAnswer(ledgercore.HandlerFailed)
+			ans = problemAnswer(ledgercore.ProblemHandlerFailed)
 		}
 		if release {
 			_ = l.o.Store.Release(ctx, rec.ID, rec.Token)

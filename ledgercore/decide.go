@@ -11,14 +11,14 @@ const (
 	Run Action = iota + 1
 	// Replay: the recorded answer, with Idempotency-Replayed: true.
 	Replay
-	// Mismatch: the key was used with another body: KeyReused (422).
+	// Mismatch: the key was used with another body: ProblemKeyReused (422).
 	Mismatch
 	// InDoubt: a pending record whose holder is gone; whether it acted is
-	// unknown, so it is not run again: InDoubtProblem (409) until the
+	// unknown, so it is not run again: ProblemInDoubt (409) until the
 	// record's retention ends.
 	InDoubt
 	// Wait: a pending record whose holder is alive in another process:
-	// wait for its answer (InFlight, 409 with Retry-After, past a limit).
+	// wait for its answer (ProblemInFlight, 409 with Retry-After, past a limit).
 	Wait
 )
 

@@ -56,14 +56,14 @@ type Problem struct {
 	Message string
 }
 
-// The ledger's answers for the decisions that refuse a request.
+// The ledger's own answers: the refusals of Decide and of the adapters.
 var (
-	KeyReused       = Problem{422, "idempotency_key_reused", "the key was used with another body"}
-	InDoubtProblem  = Problem{409, "idempotency_in_doubt", "an earlier request with this key was cut off; its outcome is unknown"}
-	InFlight        = Problem{409, "idempotency_in_flight", "the first request with this key is still in flight"}
-	InvalidKey      = Problem{400, "invalid_idempotency_key", "send one Idempotency-Key: a quoted string or a token of printable ASCII"}
-	HandlerFailed   = Problem{500, "handler_failed", "the handler failed"}
-	Unauthenticated = Problem{401, "unauthenticated", "this operation needs an authenticated caller"}
+	ProblemKeyReused       = Problem{422, "idempotency_key_reused", "the key was used with another body"}
+	ProblemInDoubt         = Problem{409, "idempotency_in_doubt", "an earlier request with this key was cut off; its outcome is unknown"}
+	ProblemInFlight        = Problem{409, "idempotency_in_flight", "the first request with this key is still in flight"}
+	ProblemInvalidKey      = Problem{400, "invalid_idempotency_key", "send one Idempotency-Key: a quoted string or a token of printable ASCII"}
+	ProblemHandlerFailed   = Problem{500, "handler_failed", "the handler failed"}
+	ProblemUnauthenticated = Problem{401, "unauthenticated", "this operation needs an authenticated caller"}
 )
 
 // FingerprintProblem is the answer to a body Fingerprint refused: 413 when
@@ -75,8 +75,8 @@ func FingerprintProblem(err error) Problem {
 	return Problem{400, "body_not_fingerprintable", err.Error()}
 }
 
-// Unavailable is the answer when the store fails.
-func Unavailable(err error) Problem { return Problem{500, "ledger_unavailable", err.Error()} }
+// UnavailableProblem is the answer when the store fails.
+func UnavailableProblem(err error) Problem { return Problem{500, "ledger_unavailable", err.Error()} }
 
 // Body is the problem's JSON body.
 func (p Problem) Body() []byte {

@@ -64,14 +64,14 @@ func TestProblemBody(t *testing.T) {
 		p    ledgercore.Problem
 		want string
 	}{
-		{ledgercore.KeyReused, `{"error":"idempotency_key_reused","message":"the key was used with another body"}`},
-		{ledgercore.Unavailable(errors.New(`disk "full" <now>`)), `{"error":"ledger_unavailable","message":"disk \"full\" \u003cnow\u003e"}`},
+		{ledgercore.ProblemKeyReused, `{"error":"idempotency_key_reused","message":"the key was used with another body"}`},
+		{ledgercore.UnavailableProblem(errors.New(`disk "full" <now>`)), `{"error":"ledger_unavailable","message":"disk \"full\" \u003cnow\u003e"}`},
 	} {
 		if got := string(tc.p.Body()); got != tc.want {
 			t.Errorf("%s, want %s", got, tc.want)
 		}
 	}
-	if ledgercore.InDoubtProblem.Status != 409 || ledgercore.InFlight.Status != 409 || ledgercore.KeyReused.Status != 422 {
+	if ledgercore.ProblemInDoubt.Status != 409 || ledgercore.ProblemInFlight.Status != 409 || ledgercore.ProblemKeyReused.Status != 422 {
 		t.Fatal("the refusals' statuses changed")
 	}
 }

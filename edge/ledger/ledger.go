@@ -111,20 +111,20 @@ func (l *Ledger) Do(ctx context.Context, operation, key string, req origin.Reque
 		l.mu.Unlock()
 		if mismatch {
 			l.Stats.Add(CountConflicts, 1)
-			return problem(ledgercore.KeyReused)
+			return problem(ledgercore.ProblemKeyReused)
 		}
 		l.Stats.Add(CountJoined, 1)
 		select {
 		case <-f.Done():
 			return replayed(f.Answer())
 		case <-ctx.Done():
-			return problem(ledgercore.InFlight)
+			return problem(ledgercore.ProblemInFlight)
 		}
 	}
 	rec, err := l.get(id, now)
 	if err != nil {
 		l.mu.Unlock()
-		return problem(ledgercore.Unavailable(err))
+		return problem(ledgercore.UnavailableProblem(err))
 	}
 	// The object is the only writer of its records: a pending one it is
 	// not running was left by an edge that is gone (lease 0).
@@ -132,11 +132,11 @@ func (l *Ledger) Do(ctx context.Context, operation, key string, req origin.Reque
 	case ledgercore.Mismatch:
 		l.mu.Unlock()
 		l.Stats.Add(CountConflicts, 1)
-		return problem(ledgercore.KeyReused)
+		return problem(ledgercore.ProblemKeyReused)
 	case ledgercore.InDoubt:
 		l.mu.Unlock()
 		l.Stats.Add(CountInDoubt, 1)
-		return problem(ledgercore.InDoubtProblem)
+		return problem(ledgercore.ProblemInDoubt)
 	case ledgercore.Replay:
 		l.mu.Unlock()
 		l.Stats.Add(CountReplayed, 1)
@@ -152,7 +152,7 @@ func (l *Ledger) Do(ctx context.Context, operation, key string, req origin.Reque
 		ON CONFLICT (operation, key) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at`,
 		operation, key, fp, ledgercore.StatePending, now, now); err != nil {
 		l.mu.Unlock()
-		return problem(ledgercore.Unavailable(err))
+		return problem(ledgercore.UnavailableProblem(err))
 	}
 	f := l.flights.Start(id, fp)
 	l.mu.Unlock()
