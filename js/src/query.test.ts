@@ -67,8 +67,7 @@ test("retry: never a local answer, another 4xx, or past the bound; a 5xx, 408, 4
   const retry = createRetry(3, ready(closed));
   assert.equal(retry(0, err(503, { circuitOpen: true, httpStatus: 502 })), false, "the circuit's answer");
   const pause = (inMs: number) => err(503, { circuitOpen: true, httpStatus: 429, reason: "cooldown", until: Date.now() + inMs });
-  assert.equal(retry(0, pause(1000)), true, "a pause's answer: again once it ended (retryDelay waits for it)");
-  assert.equal(retry(0, pause(120_000)), false, "a pause beyond 30 s");
+  assert.equal(retry(0, pause(1000)), false, "a pause the module chose: connectQueryClient asks once when it ends");
   assert.equal(retry(0, err(404)), false);
   assert.equal(retry(0, err(503)), true, "a rate limiter's 503 while the circuit stays closed");
   assert.equal(retry(0, err(429, { retryAfterMs: 1000 })), true);
@@ -79,6 +78,17 @@ test("retry: never a local answer, another 4xx, or past the bound; a 5xx, 408, 4
   assert.equal(retry(3, err(500)), false);
   assert.equal(retry(1, new TypeError("Failed to fetch")), true);
   assert.equal(createRetry(1, ready(closed))(1, err(500)), false, "maxRetries bounds it");
+});
+
+test("retry: the answer of a pause the server asked for, once it ends; not one the module chose, nor one beyond 30 s", () => {
+  const until = Date.now() + 1000;
+  const paused = (serverAsked: boolean, end = until) => ready(() => ({ ...closed(), pauses: [{ service: "http://x/api/", until: end, serverAsked }] }));
+  const answer = (end = until) => err(503, { circuitOpen: true, httpStatus: 429, reason: "cooldown", until: end });
+  assert.equal(createRetry(3, paused(true))(0, answer()), true, "Retry-After: the retry comes when the server said");
+  assert.equal(createRetry(3, paused(false))(0, answer()), false, "no Retry-After: the module's guess");
+  const far = until + 60_000;
+  assert.equal(createRetry(3, paused(true, far))(0, answer(far)), false, "past 30 s");
+  assert.equal(createRetry()(0, answer()), false, "without the circuit's view (the tag's stand-in)");
 });
 
 test("retry: nothing while the circuit is armed or half-open (the retry would go to a gateway held as down)", () => {

@@ -3,6 +3,7 @@
 
 import { isGatewayError } from "./brand.js";
 import { GatewayHttpError } from "./errors.js";
+import type { Pause } from "./storage.js";
 import type { Blocking, GatewayCircuit, GatewayRequestInit } from "./types.js";
 
 /**
@@ -64,8 +65,8 @@ export type RetryView = Pick<GatewayCircuit, "blocking" | "status">;
 
 /**
  * TanStack's `retry` option. It retries what another try can fix: a network
- * error, a 500, a 408, a 429 and the module's own 429 pause (after the wait,
- * see createRetryDelay), and a 502/503/504 the circuit judged not an outage
+ * error, a 500, a 408, a 429 and the answer of a pause the server asked for
+ * (after the wait, see createRetryDelay), and a 502/503/504 the circuit judged not an outage
  * (a rate limiter's 503 among successes), up to `maxRetries` times
  * (TanStack's default, 3). It never retries the open circuit's answer or
  * anything while the circuit is armed or half-open (the retry would go to a
@@ -83,7 +84,14 @@ export function createRetry(maxRetries = 3, circuit?: RetryView) {
     if (isGatewayError(error)) {
       // A refused mutation (GatewayIdempotencyError) would be refused again.
       if (typeof error.httpStatus !== "number") return false;
-      if (error.circuitOpen) return error.reason === "cooldown" && error.until !== null && error.until - Date.now() <= MAX_RETRY_DELAY_MS;
+      // The open circuit's answer, or a pause's: only the wait a server asked
+      // for (Retry-After), within 30 s, is retried, when the server said. A
+      // pause the module chose is left to connectQueryClient, which asks
+      // once when it ends, and the rest only if that succeeds.
+      if (error.circuitOpen) {
+        const asked = (p: Pause) => p.serverAsked && p.until === error.until && p.until - Date.now() <= MAX_RETRY_DELAY_MS;
+        return error.reason === "cooldown" && !!circuit?.blocking().pauses.some(asked);
+      }
       const s = error.status;
       if (s >= 400 && s < 500 && s !== 408 && s !== 429) return false;
       if ((error.retryAfterMs ?? 0) > MAX_RETRY_DELAY_MS) return false;

@@ -60,7 +60,7 @@ const data = { ...(script?.dataset ?? {}) };
 if (g.gatewayCircuit) {
   // One circuit per page: a second tag changes nothing, and says so when it asked for other settings.
   if (g[FIRST] !== undefined && g[FIRST] !== JSON.stringify(data)) {
-    console.warn("[gatewaycircuit] a second script tag with other data-* settings was ignored: the first tag's settings are in force");
+    console.warn("[gatewaycircuit] a second script tag with other data-* settings was ignored: the first tag's are in force");
   }
 } else {
   g[FIRST] = JSON.stringify(data);
