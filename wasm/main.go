@@ -10,6 +10,7 @@ package main
 
 import (
 	"errors"
+	"strings"
 	"unsafe"
 
 	"github.com/gatewaycircuit/gatewaycircuit/internal/abi"
@@ -17,6 +18,7 @@ import (
 	"github.com/gatewaycircuit/gatewaycircuit/internal/guard"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/idempotency"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/jsbridge"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/line"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/metrics"
 )
 
@@ -90,11 +92,13 @@ func gcConfigure(nowMs float64, n int32) int32 {
 	for i := range quietStatuses {
 		quietStatuses[i] = uint8(boolInt(g.Uneventful(i + abi.StatusOpaque)))
 	}
+	var b strings.Builder
+	b.WriteString(options)
 	for _, w := range warnings {
-		options += "!" + w + "\n"
+		line.WriteWarning(&b, line.Warning{Text: w})
 	}
-	gcReserve(int32(len(options)))
-	return int32(copy(buf, options))
+	gcReserve(int32(b.Len()))
+	return int32(copy(buf, b.String()))
 }
 
 //go:wasmexport gc_adopt

@@ -32,12 +32,7 @@ type Field struct {
 
 // Layouts reads layout.go, the declaration of every out layout and frame.
 func Layouts() ([]Layout, error) {
-	_, self, _, _ := runtime.Caller(0)
-	src, err := os.ReadFile(filepath.Join(filepath.Dir(self), "layout.go"))
-	if err != nil {
-		return nil, err
-	}
-	f, err := parser.ParseFile(token.NewFileSet(), "layout.go", src, parser.ParseComments)
+	f, err := parseDeclarations("layout.go")
 	if err != nil {
 		return nil, err
 	}
@@ -74,6 +69,18 @@ func Layouts() ([]Layout, error) {
 		}
 	}
 	return ls, nil
+}
+
+// parseDeclarations parses a file of declarations, named from this
+// package's folder.
+func parseDeclarations(name string) (*ast.File, error) {
+	_, self, _, _ := runtime.Caller(0)
+	path := filepath.Join(filepath.Dir(self), name)
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return parser.ParseFile(token.NewFileSet(), path, src, parser.ParseComments)
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gatewaycircuit/gatewaycircuit/internal/circuit"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/line"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/stale"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/text"
 )
@@ -126,22 +127,23 @@ type setting struct {
 	capBy           string
 }
 
-// ParseAttributes reads the attributes (see settings). Lines for names it
-// does not know (data-wasm, the app's own data-*) are ignored. The options
-// are "name=value" lines, every setting in the order above, then the scope.
+// ParseAttributes reads the Attributes frame (see settings; line.Option
+// lines). Lines for names it does not know (data-wasm, the app's own data-*)
+// are ignored. The options are line.Option lines, every setting in the order
+// above, then the scope: the Options frame, without its warnings.
 func ParseAttributes(lines string) (p Policy, options string, warnings []string) {
 	given := map[string]string{}
 	var scope []string
-	for _, line := range strings.Split(lines, "\n") {
-		name, value, ok := strings.Cut(line, "=")
+	for _, l := range strings.Split(lines, "\n") {
+		o, ok := line.ParseOption(l)
 		if !ok {
 			continue
 		}
-		if name == "scope" {
-			scope = append(scope, value)
+		if o.Name == "scope" {
+			scope = append(scope, o.Value)
 			continue
 		}
-		given[name] = value
+		given[o.Name] = o.Value
 	}
 	values := map[string]string{}
 	for _, s := range settings {
@@ -193,10 +195,10 @@ func ParseAttributes(lines string) (p Policy, options string, warnings []string)
 
 	var b strings.Builder
 	for _, s := range settings {
-		b.WriteString(s.name + "=" + values[s.name] + "\n")
+		line.WriteOption(&b, line.Option{Name: s.name, Value: values[s.name]})
 	}
 	for _, s := range scope {
-		b.WriteString("scope=" + s + "\n")
+		line.WriteOption(&b, line.Option{Name: "scope", Value: s})
 	}
 	return p, b.String(), warnings
 }

@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { test } from "node:test";
 
 /** The lines js/src may have (counted as `wc -l` counts them). The goal is 1,800. */
-const BUDGET = 4214; // the early trip statuses retried as TanStack would (no wait for Go in tanstack.ts)
+const BUDGET = 4204; // the line frames generated from internal/line; the stored circuit read without a second pass
 
 test("js/src stays within its line budget", () => {
   const files = readdirSync("js/src").filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts") && !f.endsWith(".gen.ts"));

@@ -9,6 +9,7 @@
 // JS's: resolving data-scope and data-wasm against the page (the URL
 // parser), and warning about those.
 
+import { type Option, readOptionsFrame, wholeNumber, writeAttributesFrame } from "./abi.gen.js";
 import {
   ALIASES,
   HALF_OPEN_MS,
@@ -35,13 +36,6 @@ export const DEFAULT_TRIP_STATUSES: readonly number[] = /* @__PURE__ */ (() => s
 export const DEFAULT_STALE_MAX_MS = /* @__PURE__ */ (() => Number(STALE_MAX_MS.def))();
 /** internal/guard.DefaultTimeoutMs: ky's 10 s (the README says why). */
 export const DEFAULT_TIMEOUT_MS = /* @__PURE__ */ (() => Number(TIMEOUT_MS.def))();
-
-/** A whole number as Go's text.Int reads it (an optional sign, decimal digits, within int64), or null. */
-export function wholeNumber(s: string): bigint | null {
-  if (!/^[+-]?\d+$/.test(s)) return null;
-  const n = BigInt(s);
-  return n >= -(2n ** 63n) && n < 2n ** 63n ? n : null;
-}
 
 /** The value Go puts in force for `raw` (before caps): its normal form, or the default when absent, blank or refused. */
 function checked(s: Setting, raw: string | undefined): string {
@@ -202,34 +196,38 @@ export function readOptions(
 }
 
 /**
- * The Config frame for Go: the attributes as given (one line each, newlines
- * flattened), with data-scope replaced by its resolved prefixes.
+ * The Attributes frame for Go: the attributes as given, with data-scope
+ * replaced by its resolved prefixes, and the page's origin.
  */
 export function attributesText(data: DataAttributes, o: ResolvedOptions, pageOrigin = ""): string {
-  let text = "";
-  for (const [k, v] of Object.entries(data)) {
-    if (k === "scope" || k === "wasm" || typeof v !== "string") continue;
-    text += `${k}=${v.replace(/[\r\n]/g, " ")}\n`;
+  const lines: Option[] = [];
+  for (const [name, value] of Object.entries(data)) {
+    if (name !== "scope" && name !== "wasm" && typeof value === "string") lines.push({ name, value });
   }
-  for (const s of o.scope) text += `scope=${s}\n`;
-  if (pageOrigin) text += `pageOrigin=${pageOrigin}\n`;
-  return text;
+  for (const value of o.scope) lines.push({ name: "scope", value });
+  if (pageOrigin) lines.push({ name: "pageOrigin", value: pageOrigin });
+  return writeAttributesFrame(lines);
 }
 
 /**
- * Go's Options frame ("name=value" lines, "!warning" lines) over the JS view:
- * each option Go names replaces the one of the same name, read as its type
- * (a switch is on unless "off": "always" and "cross-origin" are on too); the
- * scope and the wasm's URL stay JS's.
+ * Go's Options frame over the JS view: each option Go names replaces the
+ * one of the same name, read by its setting's kind (a switch is on unless
+ * "off": "always" and "cross-origin" are on too); the scope and the wasm's
+ * URL stay JS's.
  */
 export function readGoOptions(frame: string, o: ResolvedOptions): { options: ResolvedOptions; warnings: string[] } {
   const warnings: string[] = [];
   const options: Record<string, unknown> = { ...o };
-  for (const line of frame.split("\n")) {
-    const [, k = "", v = ""] = /^(\w+)=(.*)$/.exec(line) ?? [];
-    const was = Object.prototype.hasOwnProperty.call(options, k) ? options[k] : null;
-    if (line.startsWith("!")) warnings.push(line.slice(1));
-    else if (v !== "" && was !== null) options[k] = typeof was === "boolean" ? v !== "off" : typeof was === "number" ? Number(v) : k === "tripStatuses" ? statusList(v) : was;
+  for (const l of readOptionsFrame(frame)) {
+    if ("warning" in l) {
+      warnings.push(l.warning.text);
+      continue;
+    }
+    const { name, value } = l.option;
+    const s = SETTINGS.find((s) => s.name === name);
+    if (!s || value === "" || !Object.prototype.hasOwnProperty.call(options, name)) continue;
+    const k = KINDS[s.kind]!;
+    options[name] = k.words.length ? value !== "off" : k.list ? statusList(value) : Number(value);
   }
   return { options: options as unknown as ResolvedOptions, warnings };
 }

@@ -60,8 +60,7 @@ export const STORAGE_KEY = "gateway_circuit_v1";
 export const MAX_PAYLOAD_LEN = 1024;
 export const MAX_STRIKES = 16;
 
-/** The stored 429 pauses (cooldown.Restore): "untilMs strikes service" lines, each maybe followed by ASKED_PREFIX + service. */
+/** The stored 429 pauses (cooldown.Restore): a Pauses frame (abi.gen.ts) under COOLDOWN_KEY; a line with more strikes is skipped; a pause is clamped to MAX_PAUSE_MS from now. */
 export const COOLDOWN_KEY = "gateway_cooldown_v1";
-export const ASKED_PREFIX = "retry-after ";
 export const MAX_STORED_STRIKES = 64;
 export const MAX_PAUSE_MS = 1800000;
