@@ -8,6 +8,7 @@ import (
 
 	"github.com/gatewaycircuit/gatewaycircuit/internal/circuit"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/line"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/mode"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/stale"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/text"
 )
@@ -110,9 +111,17 @@ var kinds = [...]kindRule{
 	millis:           {Min: 1, Max: 1 << 53, Reason: "is not a positive whole number of milliseconds"},
 	count:            {Min: 1, Max: 1000, Reason: "is not a whole number from 1 to 1000"},
 	statuses:         {Min: 100, Max: 599, List: true},
-	onOff:            {Words: []string{"on", "off"}, Reason: "is not on or off"},
-	onOffAlways:      {Words: []string{"on", "off", "always"}, Reason: "is not on, off or always"},
-	onOffCrossOrigin: {Words: []string{"on", "off", "cross-origin"}, Reason: "is not on, off or cross-origin"},
+	onOff:            {Words: words(mode.On, mode.Off), Reason: "is not on or off"},
+	onOffAlways:      {Words: words(mode.On, mode.Off, mode.Always), Reason: "is not on, off or always"},
+	onOffCrossOrigin: {Words: words(mode.On, mode.Off, mode.CrossOrigin), Reason: "is not on, off or cross-origin"},
+}
+
+func words(modes ...mode.Mode) []string {
+	w := make([]string, len(modes))
+	for i, m := range modes {
+		w[i] = m.String()
+	}
+	return w
 }
 
 // aliases are the other spellings a switch takes.
@@ -173,24 +182,21 @@ func ParseAttributes(lines string) (p Policy, options string, warnings []string)
 		}
 	}
 	ttl, maxTTL, halfOpen := ms(values["ttlMs"]), ms(values["maxTtlMs"]), ms(values["halfOpenMs"])
-	on := func(name string) bool { return values[name] == "on" }
 	minFailures, _ := text.Int(values["tripMinFailures"])
 	p.Circuit = circuit.Policy{
 		TTLMs: ttl, MaxTTLMs: maxTTL, TripStatuses: statusList(values["tripStatuses"]), Scope: scope,
 		TripWindowMs: ms(values["tripWindowMs"]), TripMinFailures: int(minFailures), HalfOpenMs: halfOpen,
 		TripBurstMs: ms(values["tripBurstMs"]),
 	}
-	p.Stale.Enabled = on("stale")
+	p.Stale.Mode = modeOf(values["stale"])
 	p.Stale.MaxStaleMs = ms(values["staleMaxMs"])
-	p.Coalesce.Disabled = !on("coalesce")
-	p.Negative.Disabled = values["negativeCache"] == "off"
-	p.Negative.Always = values["negativeCache"] == "always"
-	p.Cooldown.Disabled = !on("cooldown")
-	p.Probe.Disabled = !on("probe")
-	p.IdempotencyOff = values["idempotency"] == "off"
-	p.IdempotencyCrossOrigin = values["idempotency"] == "cross-origin"
+	p.Coalesce.Mode = modeOf(values["coalesce"])
+	p.Negative.Mode = modeOf(values["negativeCache"])
+	p.Cooldown.Mode = modeOf(values["cooldown"])
+	p.Probe.Mode = modeOf(values["probe"])
+	p.Idempotency.Mode = modeOf(values["idempotency"])
 	p.PageOrigin = given["pageOrigin"]
-	p.Empty.Enabled = on("emptyTtl")
+	p.Empty.Mode = modeOf(values["emptyTtl"])
 	p.TimeoutMs = ms(values["timeoutMs"])
 
 	var b strings.Builder
@@ -249,6 +255,13 @@ func attrOf(name string) string {
 		}
 	}
 	return name
+}
+
+// modeOf is a switch's normal word (a kind's Words are mode words) as a
+// mode.
+func modeOf(word string) mode.Mode {
+	m, _ := mode.Parse(word)
+	return m
 }
 
 func ms(v string) int64 {
