@@ -6,7 +6,15 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/gatewaycircuit/gatewaycircuit/internal/coalesce"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/cooldown"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/emptyttl"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/idempotency"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/mode"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/negcache"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/policyerr"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/probe"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/stale"
 )
 
 func TestWordsRoundTrip(t *testing.T) {
@@ -60,4 +68,37 @@ func ExampleMode_Or() {
 	var p struct{ Mode mode.Mode } // the zero policy
 	fmt.Println(p.Mode.Or(mode.On), mode.Off.Or(mode.On))
 	// Output: on off
+}
+
+// Every policy takes its own modes and refuses the others by name, and the
+// zero Policy (Default) is its default.
+func TestPoliciesTakeTheirModes(t *testing.T) {
+	type build func(mode.Mode) error
+	policies := map[string]struct {
+		build build
+		takes []mode.Mode
+	}{
+		"coalesce": {func(m mode.Mode) error { _, err := coalesce.New(coalesce.Policy{Mode: m}); return err }, []mode.Mode{mode.On, mode.Off}},
+		"cooldown": {func(m mode.Mode) error { _, err := cooldown.New(cooldown.Policy{Mode: m}); return err }, []mode.Mode{mode.On, mode.Off}},
+		"probe":    {func(m mode.Mode) error { _, err := probe.New(probe.Policy{Mode: m}); return err }, []mode.Mode{mode.On, mode.Off}},
+		"stale":    {func(m mode.Mode) error { _, err := stale.New(stale.Policy{Mode: m}); return err }, []mode.Mode{mode.On, mode.Off}},
+		"emptyttl": {func(m mode.Mode) error { _, err := emptyttl.New(emptyttl.Policy{Mode: m}); return err }, []mode.Mode{mode.On, mode.Off}},
+		"negcache": {func(m mode.Mode) error { _, err := negcache.New(negcache.Policy{Mode: m}); return err }, []mode.Mode{mode.On, mode.Off, mode.Always}},
+		"idempotency": {func(m mode.Mode) error {
+			return idempotency.Policy{Mode: m}.WithDefaults().Validate()
+		}, []mode.Mode{mode.On, mode.Off, mode.CrossOrigin}},
+	}
+	for name, p := range policies {
+		for _, m := range []mode.Mode{mode.Default, mode.Off, mode.On, mode.Always, mode.CrossOrigin} {
+			err := p.build(m)
+			takes := m == mode.Default || m.In(p.takes...)
+			var pe *policyerr.Error
+			switch {
+			case takes && err != nil:
+				t.Errorf("%s refuses %v: %v", name, m, err)
+			case !takes && (!errors.As(err, &pe) || pe.Field != "mode"):
+				t.Errorf("%s takes %v (err %v), want a policy error naming mode", name, m, err)
+			}
+		}
+	}
 }
