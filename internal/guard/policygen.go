@@ -73,6 +73,32 @@ func PolicyTypeScript() string {
 		w("export const ", c, ": Setting = { name: ", q(s.name), ", def: ", q(s.def), ", kind: ", n(int64(s.kind)), ", capBy: ", q(s.capBy), " };")
 	}
 	w()
+	w("/** A setting's name: the data-* attribute as the DOMStringMap names it. */")
+	var quoted []string
+	for _, s := range settings {
+		quoted = append(quoted, q(s.name))
+	}
+	w("export type SettingName = ", strings.Join(quoted, " | "), ";")
+	w()
+	w("/** The options in force, one per setting: a switch is on unless \"off\" (\"always\" and \"cross-origin\" are on too), a list is its numbers. */")
+	w("export interface Options {")
+	for _, s := range settings {
+		def := s.def
+		if def == "" {
+			def = attrOf(s.capBy)
+		}
+		typ := "number"
+		switch r := kinds[s.kind]; {
+		case r.Words != nil:
+			typ = "boolean"
+		case r.List:
+			typ = "number[]"
+		}
+		w("  /** ", s.attr, " (default ", def, ") */")
+		w("  ", s.name, ": ", typ, ";")
+	}
+	w("}")
+	w()
 	w("/** Every setting, in Go's order. */")
 	w("export const SETTINGS: readonly Setting[] = [", strings.Join(names, ", "), "];")
 	w()

@@ -15,10 +15,10 @@ import {
   HALF_OPEN_MS,
   KINDS,
   MAX_TTL_MS,
+  type Options,
   SETTINGS,
   type Setting,
-  STALE_MAX_MS,
-  TIMEOUT_MS,
+  type SettingName,
   TRIP_MIN_FAILURES,
   TRIP_STATUSES,
   TTL_MS,
@@ -30,12 +30,8 @@ function statusList(v: string): number[] {
 }
 
 // Pure calls (droppable where unused, as in the tag's file).
-export const DEFAULT_TTL_MS = /* @__PURE__ */ (() => Number(TTL_MS.def))();
 export const DEFAULT_MAX_TTL_MS = /* @__PURE__ */ (() => Number(MAX_TTL_MS.def))();
 export const DEFAULT_TRIP_STATUSES: readonly number[] = /* @__PURE__ */ (() => statusList(TRIP_STATUSES.def))();
-export const DEFAULT_STALE_MAX_MS = /* @__PURE__ */ (() => Number(STALE_MAX_MS.def))();
-/** internal/guard.DefaultTimeoutMs: ky's 10 s (the README says why). */
-export const DEFAULT_TIMEOUT_MS = /* @__PURE__ */ (() => Number(TIMEOUT_MS.def))();
 
 /** The value Go puts in force for `raw` (before caps): its normal form, or the default when absent, blank or refused. */
 function checked(s: Setting, raw: string | undefined): string {
@@ -96,58 +92,35 @@ export function readCircuitTimes(data: DataAttributes): CircuitTimes {
   return { ttlMs: Number(v.ttlMs), maxTtlMs: Number(v.maxTtlMs), halfOpenMs: Number(v.halfOpenMs) };
 }
 
-export interface ResolvedOptions {
+/** The options in force (Go's, once it runs), with what only JS resolves: the scope and the wasm's URL. */
+export interface ResolvedOptions extends Options {
   /** Where the wasm is, or null to run the JS gate only. */
   wasmUrl: string | null;
   /** Absolute URL prefixes the circuit guards. */
   scope: string[];
-  ttlMs: number;
-  maxTtlMs: number;
-  tripStatuses: number[];
-  /** Serve the last good copy of a GET when the gateway fails. Opt-in. */
-  stale: boolean;
-  /** How old a stale copy may be (a server's stale-if-error overrides). */
-  staleMaxMs: number;
-  /** Share identical in-flight GETs. */
-  coalesce: boolean;
-  /** Remember failed GETs for a while. */
-  negativeCache: boolean;
-  /** Pause a service after a 429. */
-  cooldown: boolean;
-  /** One half-open probe when the circuit's time is up. */
-  probe: boolean;
-  /** Idempotency keys on in-scope POST/PUT/PATCH/DELETE. */
-  idempotency: boolean;
-  /** Cache GETs that keep answering empty for longer (60 s after 3, 120 s after 5). Opt-in. */
-  emptyTtl: boolean;
-  /** The deadline of an in-scope request, until its answer's headers (a call's own `timeout` overrides it). */
-  timeoutMs: number;
 }
 
 /** The data-* attributes of the script tag (a DOMStringMap). */
-export type DataAttributes = Partial<
-  Record<
-    | "wasm"
-    | "scope"
-    | "ttlMs"
-    | "maxTtlMs"
-    | "tripStatuses"
-    | "stale"
-    | "staleMaxMs"
-    | "coalesce"
-    | "negativeCache"
-    | "cooldown"
-    | "probe"
-    | "idempotency"
-    | "emptyTtl"
-    | "tripWindowMs"
-    | "tripMinFailures"
-    | "halfOpenMs"
-    | "timeoutMs"
-    | "load",
-    string
-  >
->;
+export type DataAttributes = Partial<Record<SettingName | "wasm" | "scope" | "load", string>>;
+
+/** Settings' values, as text by name, as options (a switch is on unless "off"). */
+function typed(values: Readonly<Record<string, string>>): Partial<Options> {
+  const options: Record<string, unknown> = {};
+  for (const s of SETTINGS) {
+    const v = values[s.name];
+    if (v === undefined || v === "") continue;
+    const k = KINDS[s.kind]!;
+    options[s.name] = k.words.length ? v !== "off" : k.list ? statusList(v) : Number(v);
+  }
+  return options;
+}
+
+/** The options of a module that guards nothing (the pass-through): every default, every switch off. */
+export function inertOptions(): ResolvedOptions {
+  const off: Record<string, string> = {};
+  for (const s of SETTINGS) if (KINDS[s.kind]!.words.length) off[s.name] = "off";
+  return { wasmUrl: null, scope: [], ...(typed(readSettings(off, SETTINGS)) as Options) };
+}
 
 export function readOptions(
   data: DataAttributes,
@@ -155,10 +128,6 @@ export function readOptions(
   scriptSrc?: string,
 ): { options: ResolvedOptions; problems: string[] } {
   const problems: string[] = [];
-  const v = readSettings(data, SETTINGS);
-  const on = (name: string) => v[name] !== "off";
-  const { ttlMs, maxTtlMs, tripStatuses } = readEarlyRule(data);
-
   const scope = resolveScope(data.scope, base);
   problems.push(...scope.problems);
 
@@ -174,25 +143,8 @@ export function readOptions(
     problems.push("data-wasm is missing; running without the wasm");
   }
 
-  return {
-    options: {
-      wasmUrl,
-      scope: scope.prefixes,
-      ttlMs,
-      maxTtlMs,
-      tripStatuses,
-      stale: on("stale"),
-      staleMaxMs: Number(v.staleMaxMs),
-      coalesce: on("coalesce"),
-      negativeCache: on("negativeCache"),
-      cooldown: on("cooldown"),
-      probe: on("probe"),
-      idempotency: on("idempotency"),
-      emptyTtl: on("emptyTtl"),
-      timeoutMs: Number(v.timeoutMs),
-    },
-    problems,
-  };
+  const options = typed(readSettings(data, SETTINGS)) as Options;
+  return { options: { wasmUrl, scope: scope.prefixes, ...options }, problems };
 }
 
 /**
@@ -217,17 +169,10 @@ export function attributesText(data: DataAttributes, o: ResolvedOptions, pageOri
  */
 export function readGoOptions(frame: string, o: ResolvedOptions): { options: ResolvedOptions; warnings: string[] } {
   const warnings: string[] = [];
-  const options: Record<string, unknown> = { ...o };
+  const values: Record<string, string> = {};
   for (const l of readOptionsFrame(frame)) {
-    if ("warning" in l) {
-      warnings.push(l.warning.text);
-      continue;
-    }
-    const { name, value } = l.option;
-    const s = SETTINGS.find((s) => s.name === name);
-    if (!s || value === "" || !Object.prototype.hasOwnProperty.call(options, name)) continue;
-    const k = KINDS[s.kind]!;
-    options[name] = k.words.length ? value !== "off" : k.list ? statusList(value) : Number(value);
+    if ("warning" in l) warnings.push(l.warning.text);
+    else values[l.option.name] = l.option.value;
   }
-  return { options: options as unknown as ResolvedOptions, warnings };
+  return { options: { ...o, ...typed(values) }, warnings };
 }

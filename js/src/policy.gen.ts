@@ -52,6 +52,45 @@ export const IDEMPOTENCY: Setting = { name: "idempotency", def: "on", kind: 5, c
 export const EMPTY_TTL: Setting = { name: "emptyTtl", def: "off", kind: 3, capBy: "" };
 export const TIMEOUT_MS: Setting = { name: "timeoutMs", def: "10000", kind: 0, capBy: "" };
 
+/** A setting's name: the data-* attribute as the DOMStringMap names it. */
+export type SettingName = "ttlMs" | "maxTtlMs" | "tripStatuses" | "tripWindowMs" | "tripMinFailures" | "tripBurstMs" | "halfOpenMs" | "stale" | "staleMaxMs" | "coalesce" | "negativeCache" | "cooldown" | "probe" | "idempotency" | "emptyTtl" | "timeoutMs";
+
+/** The options in force, one per setting: a switch is on unless "off" ("always" and "cross-origin" are on too), a list is its numbers. */
+export interface Options {
+  /** data-ttl-ms (default 120000) */
+  ttlMs: number;
+  /** data-max-ttl-ms (default 600000) */
+  maxTtlMs: number;
+  /** data-trip-statuses (default 502,503,504) */
+  tripStatuses: number[];
+  /** data-trip-window-ms (default 3000) */
+  tripWindowMs: number;
+  /** data-trip-min-failures (default 1) */
+  tripMinFailures: number;
+  /** data-trip-burst-ms (default 250) */
+  tripBurstMs: number;
+  /** data-half-open-ms (default data-max-ttl-ms) */
+  halfOpenMs: number;
+  /** data-stale (default off) */
+  stale: boolean;
+  /** data-stale-max-ms (default 3600000) */
+  staleMaxMs: number;
+  /** data-coalesce (default on) */
+  coalesce: boolean;
+  /** data-negative-cache (default on) */
+  negativeCache: boolean;
+  /** data-cooldown (default on) */
+  cooldown: boolean;
+  /** data-probe (default on) */
+  probe: boolean;
+  /** data-idempotency (default on) */
+  idempotency: boolean;
+  /** data-empty-ttl (default off) */
+  emptyTtl: boolean;
+  /** data-timeout-ms (default 10000) */
+  timeoutMs: number;
+}
+
 /** Every setting, in Go's order. */
 export const SETTINGS: readonly Setting[] = [TTL_MS, MAX_TTL_MS, TRIP_STATUSES, TRIP_WINDOW_MS, TRIP_MIN_FAILURES, TRIP_BURST_MS, HALF_OPEN_MS, STALE, STALE_MAX_MS, COALESCE, NEGATIVE_CACHE, COOLDOWN, PROBE, IDEMPOTENCY, EMPTY_TTL, TIMEOUT_MS];
 
