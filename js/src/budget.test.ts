@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { test } from "node:test";
 
 /** The lines js/src may have (counted as `wc -l` counts them). The goal is 1,800. */
-const BUDGET = 4127; // the options typed by the kinds Go publishes (policy.gen.ts Options, SettingName), once for the pre-ready reader, Go's frame and the pass-through
+const BUDGET = 4113; // the early rule read from the options in force, not from the attributes a second time
 
 test("js/src stays within its line budget", () => {
   const files = readdirSync("js/src").filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts") && !f.endsWith(".gen.ts"));

@@ -19,7 +19,6 @@ import {
   SETTINGS,
   type Setting,
   type SettingName,
-  TRIP_MIN_FAILURES,
   TRIP_STATUSES,
   TTL_MS,
 } from "./policy.gen.js";
@@ -63,29 +62,17 @@ export function readSettings(data: DataAttributes, only: readonly Setting[]): Re
   return values;
 }
 
+/** How long a circuit is armed (Go's Arm): the TTL, its cap, and the half-open time after it. */
+export type CircuitTimes = Pick<Options, "ttlMs" | "maxTtlMs" | "halfOpenMs">;
+
 /**
  * The smallest part of Go's trip rule, for the answers that come before the
  * wasm runs: an in-scope trip status arms the stored circuit for the TTL
- * (capped) at once, when Go's rule would arm on one failure. Go judges those
- * answers again with its whole rule when it runs.
+ * (capped) at once, when Go's rule would arm on one failure
+ * (tripMinFailures 1). Go judges those answers again with its whole rule
+ * when it runs.
  */
-export interface EarlyRule extends CircuitTimes {
-  tripStatuses: number[];
-  /** Go's rule arms on a single failure (data-trip-min-failures is 1). */
-  armsAtOnce: boolean;
-}
-
-export function readEarlyRule(data: DataAttributes): EarlyRule {
-  const v = readSettings(data, [TRIP_STATUSES, TRIP_MIN_FAILURES]);
-  return { ...readCircuitTimes(data), tripStatuses: statusList(v.tripStatuses!), armsAtOnce: v.tripMinFailures === "1" };
-}
-
-/** How long a circuit is armed (Go's Arm): the TTL, its cap, and the half-open time after it. */
-export interface CircuitTimes {
-  ttlMs: number;
-  maxTtlMs: number;
-  halfOpenMs: number;
-}
+export type EarlyRule = CircuitTimes & Pick<Options, "tripStatuses" | "tripMinFailures">;
 
 export function readCircuitTimes(data: DataAttributes): CircuitTimes {
   const v = readSettings(data, [TTL_MS, MAX_TTL_MS, HALF_OPEN_MS]);
