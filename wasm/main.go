@@ -10,7 +10,6 @@ package main
 
 import (
 	"errors"
-	"strings"
 	"unsafe"
 
 	"github.com/gatewaycircuit/gatewaycircuit/internal/abi"
@@ -92,13 +91,12 @@ func gcConfigure(nowMs float64, n int32) int32 {
 	for i := range quietStatuses {
 		quietStatuses[i] = uint8(boolInt(g.Uneventful(i + abi.StatusOpaque)))
 	}
-	var b strings.Builder
-	b.WriteString(options)
+	frame := []byte(options)
 	for _, w := range warnings {
-		line.WriteWarning(&b, line.Warning{Text: w})
+		frame = line.AppendWarning(frame, line.Warning{Text: w})
 	}
-	gcReserve(int32(b.Len()))
-	return int32(copy(buf, b.String()))
+	gcReserve(int32(len(frame)))
+	return int32(copy(buf, frame))
 }
 
 //go:wasmexport gc_adopt

@@ -128,22 +128,22 @@ func GoLines(ls []Line) string {
 		w("\treturn v, true")
 		w("}")
 		w()
-		w("// Write", l.Name, " writes v as ", article(l.Name), " ", l.Name, " line, \"\\n\" included.")
-		w("func Write", l.Name, "(b *strings.Builder, v ", l.Name, ") {")
+		w("// Append", l.Name, " appends v to b as ", article(l.Name), " ", l.Name, " line, \"\\n\" included.")
+		w("func Append", l.Name, "(b []byte, v ", l.Name, ") []byte {")
 		for _, f := range l.Fields {
 			if f.Before != "" {
-				w("\tb.WriteString(", strconv.Quote(f.Before), ")")
+				w("\tb = append(b, ", strconv.Quote(f.Before), "...)")
 			}
 			if f.Int {
-				w("\tb.WriteString(strconv.FormatInt(v.", f.Name, ", 10))")
+				w("\tb = strconv.AppendInt(b, v.", f.Name, ", 10)")
 			} else {
-				w("\tb.WriteString(flat(v.", f.Name, "))")
+				w("\tb = appendFlat(b, v.", f.Name, ")")
 			}
 			if f.After != "" {
-				w("\tb.WriteString(", strconv.Quote(f.After), ")")
+				w("\tb = append(b, ", strconv.Quote(f.After), "...)")
 			}
 		}
-		w("\tb.WriteByte('\\n')")
+		w("\treturn append(b, '\\n')")
 		w("}")
 	}
 	return b.String()

@@ -22,15 +22,15 @@ const MaxStoredStrikes = 64
 // followed by a line.Asked line when the server asked for that pause with
 // Retry-After (a reader that skips those still reads every pause right).
 func (c *Cooldown) Encode() string {
-	var b strings.Builder
+	var b []byte
 	for _, k := range c.services.Keys() {
 		s, _ := c.services.Peek(k)
-		line.WritePause(&b, line.Pause{UntilMs: s.untilMs, Strikes: int64(s.strikes), Service: k})
+		b = line.AppendPause(b, line.Pause{UntilMs: s.untilMs, Strikes: int64(s.strikes), Service: k})
 		if s.asked {
-			line.WriteAsked(&b, line.Asked{Service: k})
+			b = line.AppendAsked(b, line.Asked{Service: k})
 		}
 	}
-	return b.String()
+	return string(b)
 }
 
 // Restore replaces the remembered services with what Encode wrote, read at

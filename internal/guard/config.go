@@ -199,14 +199,14 @@ func ParseAttributes(lines string) (p Policy, options string, warnings []string)
 	p.Empty.Mode = modeOf(values["emptyTtl"])
 	p.TimeoutMs = ms(values["timeoutMs"])
 
-	var b strings.Builder
+	var b []byte
 	for _, s := range settings {
-		line.WriteOption(&b, line.Option{Name: s.name, Value: values[s.name]})
+		b = line.AppendOption(b, line.Option{Name: s.name, Value: values[s.name]})
 	}
 	for _, s := range scope {
-		line.WriteOption(&b, line.Option{Name: "scope", Value: s})
+		b = line.AppendOption(b, line.Option{Name: "scope", Value: s})
 	}
-	return p, b.String(), warnings
+	return p, string(b), warnings
 }
 
 // check returns v in its normal form, or why it is rejected.

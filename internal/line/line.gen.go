@@ -18,12 +18,12 @@ func ParseOption(line string) (v Option, ok bool) {
 	return v, true
 }
 
-// WriteOption writes v as an Option line, "\n" included.
-func WriteOption(b *strings.Builder, v Option) {
-	b.WriteString(flat(v.Name))
-	b.WriteString("=")
-	b.WriteString(flat(v.Value))
-	b.WriteByte('\n')
+// AppendOption appends v to b as an Option line, "\n" included.
+func AppendOption(b []byte, v Option) []byte {
+	b = appendFlat(b, v.Name)
+	b = append(b, "="...)
+	b = appendFlat(b, v.Value)
+	return append(b, '\n')
 }
 
 // ParseWarning reads a Warning line (without its "\n"); ok is false when it is not one.
@@ -35,11 +35,11 @@ func ParseWarning(line string) (v Warning, ok bool) {
 	return v, true
 }
 
-// WriteWarning writes v as a Warning line, "\n" included.
-func WriteWarning(b *strings.Builder, v Warning) {
-	b.WriteString("!")
-	b.WriteString(flat(v.Text))
-	b.WriteByte('\n')
+// AppendWarning appends v to b as a Warning line, "\n" included.
+func AppendWarning(b []byte, v Warning) []byte {
+	b = append(b, "!"...)
+	b = appendFlat(b, v.Text)
+	return append(b, '\n')
 }
 
 // ParsePause reads a Pause line (without its "\n"); ok is false when it is not one.
@@ -61,14 +61,14 @@ func ParsePause(line string) (v Pause, ok bool) {
 	return v, true
 }
 
-// WritePause writes v as a Pause line, "\n" included.
-func WritePause(b *strings.Builder, v Pause) {
-	b.WriteString(strconv.FormatInt(v.UntilMs, 10))
-	b.WriteString(" ")
-	b.WriteString(strconv.FormatInt(v.Strikes, 10))
-	b.WriteString(" ")
-	b.WriteString(flat(v.Service))
-	b.WriteByte('\n')
+// AppendPause appends v to b as a Pause line, "\n" included.
+func AppendPause(b []byte, v Pause) []byte {
+	b = strconv.AppendInt(b, v.UntilMs, 10)
+	b = append(b, " "...)
+	b = strconv.AppendInt(b, v.Strikes, 10)
+	b = append(b, " "...)
+	b = appendFlat(b, v.Service)
+	return append(b, '\n')
 }
 
 // ParseAsked reads an Asked line (without its "\n"); ok is false when it is not one.
@@ -80,9 +80,9 @@ func ParseAsked(line string) (v Asked, ok bool) {
 	return v, true
 }
 
-// WriteAsked writes v as an Asked line, "\n" included.
-func WriteAsked(b *strings.Builder, v Asked) {
-	b.WriteString("retry-after ")
-	b.WriteString(flat(v.Service))
-	b.WriteByte('\n')
+// AppendAsked appends v to b as an Asked line, "\n" included.
+func AppendAsked(b []byte, v Asked) []byte {
+	b = append(b, "retry-after "...)
+	b = appendFlat(b, v.Service)
+	return append(b, '\n')
 }

@@ -17,8 +17,6 @@
 //go:generate go test -run TestGeneratedTypeScript -update ../abi
 package line
 
-import "strings"
-
 // Option is a "name=value" line: in the Attributes frame, an attribute as
 // the page gave it (the DOMStringMap's name: ttlMs, …), data-scope as one
 // scope= line per prefix the shim resolved against the page, and the page's
@@ -51,15 +49,14 @@ type Asked struct {
 	Service string `before:"retry-after "`
 }
 
-// flat turns each "\r" and "\n" of s into a space.
-func flat(s string) string {
-	if !strings.ContainsAny(s, "\r\n") {
-		return s
-	}
-	return strings.Map(func(r rune) rune {
-		if r == '\r' || r == '\n' {
-			return ' '
+// appendFlat appends s to b with each "\r" and "\n" turned into a space.
+func appendFlat(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '\r' || c == '\n' {
+			c = ' '
 		}
-		return r
-	}, s)
+		b = append(b, c)
+	}
+	return b
 }

@@ -10,12 +10,12 @@ import (
 // Each kind of line reads back what its writer wrote, and a line of another
 // kind, or with a field that is not a whole number, is not one.
 func TestLinesRoundTrip(t *testing.T) {
-	var b strings.Builder
-	line.WriteOption(&b, line.Option{Name: "probe", Value: "maybe\nx=1"})
-	line.WriteWarning(&b, line.Warning{Text: `data-probe: "x=1" is not on or off`})
-	line.WritePause(&b, line.Pause{UntilMs: 1_000_000_060_000, Strikes: 2, Service: "http://a.test/api/"})
-	line.WriteAsked(&b, line.Asked{Service: "http://a.test/api/"})
-	got := strings.Split(b.String(), "\n")
+	var b []byte
+	b = line.AppendOption(b, line.Option{Name: "probe", Value: "maybe\nx=1"})
+	b = line.AppendWarning(b, line.Warning{Text: `data-probe: "x=1" is not on or off`})
+	b = line.AppendPause(b, line.Pause{UntilMs: 1_000_000_060_000, Strikes: 2, Service: "http://a.test/api/"})
+	b = line.AppendAsked(b, line.Asked{Service: "http://a.test/api/"})
+	got := strings.Split(string(b), "\n")
 	want := []string{"probe=maybe x=1", `!data-probe: "x=1" is not on or off`, "1000000060000 2 http://a.test/api/", "retry-after http://a.test/api/", ""}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Fatalf("lines: %q, want %q", got, want)
