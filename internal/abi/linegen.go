@@ -5,7 +5,6 @@ package abi
 import (
 	"fmt"
 	"go/ast"
-	"go/token"
 	"reflect"
 	"regexp"
 	"strconv"
@@ -30,46 +29,35 @@ type LineField struct {
 
 // Lines reads internal/line/line.go, the declaration of every kind of line.
 func Lines() ([]Line, error) {
-	f, err := parseDeclarations("../line/line.go")
+	ds, err := parseStructs("../line/line.go")
 	if err != nil {
 		return nil, err
 	}
 	var ls []Line
-	for _, d := range f.Decls {
-		gd, ok := d.(*ast.GenDecl)
-		if !ok || gd.Tok != token.TYPE {
-			continue
+	for _, d := range ds {
+		l := Line{Name: d.name, Doc: d.doc}
+		for _, fl := range d.fields {
+			typ, _ := fl.Type.(*ast.Ident)
+			if typ == nil || (typ.Name != "string" && typ.Name != "int64") || len(fl.Names) != 1 {
+				return nil, fmt.Errorf("line.go: %s: one string or int64 field per line", l.Name)
+			}
+			var tag reflect.StructTag
+			if fl.Tag != nil {
+				raw, _ := strconv.Unquote(fl.Tag.Value)
+				tag = reflect.StructTag(raw)
+			}
+			n := fl.Names[0].Name
+			l.Fields = append(l.Fields, LineField{
+				Field:  Field{Name: n, TS: lowerCamel(n), Doc: oneLine(fl.Doc.Text() + fl.Comment.Text())},
+				Before: tag.Get("before"), After: tag.Get("after"), Int: typ.Name == "int64",
+			})
 		}
-		for _, s := range gd.Specs {
-			ts := s.(*ast.TypeSpec)
-			st, ok := ts.Type.(*ast.StructType)
-			if !ok {
-				return nil, fmt.Errorf("line.go: %s is not a struct", ts.Name.Name)
+		for i, f := range l.Fields {
+			if (f.After == "") != (i == len(l.Fields)-1) {
+				return nil, fmt.Errorf("line.go: %s.%s: every field but the last ends with after:\"…\"", l.Name, f.Name)
 			}
-			l := Line{Name: ts.Name.Name, Doc: oneLine(gd.Doc.Text())}
-			for _, fl := range st.Fields.List {
-				typ, _ := fl.Type.(*ast.Ident)
-				if typ == nil || (typ.Name != "string" && typ.Name != "int64") || len(fl.Names) != 1 {
-					return nil, fmt.Errorf("line.go: %s: one string or int64 field per line", l.Name)
-				}
-				var tag reflect.StructTag
-				if fl.Tag != nil {
-					raw, _ := strconv.Unquote(fl.Tag.Value)
-					tag = reflect.StructTag(raw)
-				}
-				n := fl.Names[0].Name
-				l.Fields = append(l.Fields, LineField{
-					Field:  Field{Name: n, TS: lowerCamel(n), Doc: oneLine(fl.Doc.Text() + fl.Comment.Text())},
-					Before: tag.Get("before"), After: tag.Get("after"), Int: typ.Name == "int64",
-				})
-			}
-			for i, f := range l.Fields {
-				if (f.After == "") != (i == len(l.Fields)-1) {
-					return nil, fmt.Errorf("line.go: %s.%s: every field but the last ends with after:\"…\"", l.Name, f.Name)
-				}
-			}
-			ls = append(ls, l)
 		}
+		ls = append(ls, l)
 	}
 	return ls, nil
 }
@@ -200,7 +188,7 @@ func tsLines(w func(...string), ls []Line) error {
 		}
 		w("}")
 		w()
-		w("const ", constCase(l.Name), "_LINE: readonly LineField[] = [", strings.Join(cells, ", "), "];")
+		w("const ", lowerCamel(l.Name), "Line: readonly LineField[] = [", strings.Join(cells, ", "), "];")
 		w()
 		tsParser(w, l)
 	}
@@ -223,7 +211,7 @@ func tsLines(w func(...string), ls []Line) error {
 			w()
 			w("/** Writes ", article(fr.Name), " ", fr.Name, " frame. */")
 			w("export function write", fr.Name, "Frame(lines: readonly ", l.Name, "[]): string {")
-			w("  return lines.map((v) => formatLine(", constCase(l.Name), "_LINE, v)).join(\"\");")
+			w("  return lines.map((v) => formatLine(", lowerCamel(l.Name), "Line, v)).join(\"\");")
 			w("}")
 			continue
 		}
@@ -262,7 +250,7 @@ func tsLines(w func(...string), ls []Line) error {
 			if i == len(kinds)-1 {
 				cond = ""
 			}
-			w("    ", map[bool]string{true: "", false: "else "}[i == 0], cond, "s += formatLine(", constCase(l.Name), "_LINE, l.", k, ");")
+			w("    ", map[bool]string{true: "", false: "else "}[i == 0], cond, "s += formatLine(", lowerCamel(l.Name), "Line, l.", k, ");")
 		}
 		w("  }")
 		w("  return s;")
@@ -314,16 +302,4 @@ func tsParser(w func(...string), l Line) {
 	cond := strings.Join(append([]string{"m"}, checks...), " && ")
 	w("  return ", cond, " ? { ", strings.Join(props, ", "), " } : null;")
 	w("}")
-}
-
-// constCase is "Option" → "OPTION", "AskedPause" → "ASKED_PAUSE".
-func constCase(name string) string {
-	var b strings.Builder
-	for i, r := range name {
-		if r >= 'A' && r <= 'Z' && i > 0 {
-			b.WriteByte('_')
-		}
-		b.WriteRune(r)
-	}
-	return strings.ToUpper(b.String())
 }

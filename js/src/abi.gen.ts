@@ -380,7 +380,7 @@ export interface Option {
   value: string;
 }
 
-const OPTION_LINE: readonly LineField[] = [["name", "", "=", false], ["value", "", "", false]];
+const optionLine: readonly LineField[] = [["name", "", "=", false], ["value", "", "", false]];
 
 /** Reads an Option line, or null when it is not one. */
 export function parseOption(line: string): Option | null {
@@ -393,7 +393,7 @@ export interface Warning {
   text: string;
 }
 
-const WARNING_LINE: readonly LineField[] = [["text", "!", "", false]];
+const warningLine: readonly LineField[] = [["text", "!", "", false]];
 
 /** Reads a Warning line, or null when it is not one. */
 export function parseWarning(line: string): Warning | null {
@@ -409,7 +409,7 @@ export interface Pause {
   service: string;
 }
 
-const PAUSE_LINE: readonly LineField[] = [["untilMs", "", " ", true], ["strikes", "", " ", true], ["service", "", "", false]];
+const pauseLine: readonly LineField[] = [["untilMs", "", " ", true], ["strikes", "", " ", true], ["service", "", "", false]];
 
 /** Reads a Pause line, or null when it is not one. */
 export function parsePause(line: string): Pause | null {
@@ -424,7 +424,7 @@ export interface Asked {
   service: string;
 }
 
-const ASKED_LINE: readonly LineField[] = [["service", "retry-after ", "", false]];
+const askedLine: readonly LineField[] = [["service", "retry-after ", "", false]];
 
 /** Reads an Asked line, or null when it is not one. */
 export function parseAsked(line: string): Asked | null {
@@ -439,7 +439,7 @@ export function readAttributesFrame(s: string): Option[] {
 
 /** Writes an Attributes frame. */
 export function writeAttributesFrame(lines: readonly Option[]): string {
-  return lines.map((v) => formatLine(OPTION_LINE, v)).join("");
+  return lines.map((v) => formatLine(optionLine, v)).join("");
 }
 
 /** A line of an Options frame, by its kind. */
@@ -466,8 +466,8 @@ export function readOptionsFrame(s: string): OptionsLine[] {
 export function writeOptionsFrame(lines: readonly OptionsLine[]): string {
   let s = "";
   for (const l of lines) {
-    if ("warning" in l) s += formatLine(WARNING_LINE, l.warning);
-    else s += formatLine(OPTION_LINE, l.option);
+    if ("warning" in l) s += formatLine(warningLine, l.warning);
+    else s += formatLine(optionLine, l.option);
   }
   return s;
 }
@@ -496,8 +496,8 @@ export function readPausesFrame(s: string): PausesLine[] {
 export function writePausesFrame(lines: readonly PausesLine[]): string {
   let s = "";
   for (const l of lines) {
-    if ("asked" in l) s += formatLine(ASKED_LINE, l.asked);
-    else s += formatLine(PAUSE_LINE, l.pause);
+    if ("asked" in l) s += formatLine(askedLine, l.asked);
+    else s += formatLine(pauseLine, l.pause);
   }
   return s;
 }
