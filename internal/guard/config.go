@@ -129,7 +129,8 @@ var aliases = [][2]string{{"true", "on"}, {"false", "off"}}
 
 // setting is one attribute. capBy names the setting whose value caps this
 // one: a larger value is lowered to it (with a warning when it was given),
-// and an empty default stands for it.
+// and an empty default stands for it. (What each does, for the shim's typed
+// options, is in policygen.go: optionDocs.)
 type setting struct {
 	name, attr, def string
 	kind            kind

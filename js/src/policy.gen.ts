@@ -57,37 +57,37 @@ export type SettingName = "ttlMs" | "maxTtlMs" | "tripStatuses" | "tripWindowMs"
 
 /** The options in force, one per setting: a switch is on unless "off" ("always" and "cross-origin" are on too), a list is its numbers. */
 export interface Options {
-  /** data-ttl-ms (default 120000) */
+  /** How long a trip arms the circuit. data-ttl-ms, default 120000. */
   ttlMs: number;
-  /** data-max-ttl-ms (default 600000) */
+  /** The cap on every TTL, stored deadlines included. data-max-ttl-ms, default 600000. */
   maxTtlMs: number;
-  /** data-trip-statuses (default 502,503,504) */
+  /** The HTTP statuses that arm the circuit. data-trip-statuses, default 502,503,504. */
   tripStatuses: number[];
-  /** data-trip-window-ms (default 3000) */
+  /** The window in which tripMinFailures trip statuses arm. data-trip-window-ms, default 3000. */
   tripWindowMs: number;
-  /** data-trip-min-failures (default 1) */
+  /** Trip statuses within the window, with no success between, that arm. data-trip-min-failures, default 1. */
   tripMinFailures: number;
-  /** data-trip-burst-ms (default 250) */
+  /** Requests sent this close together are one burst, in flight together for the trip rule. data-trip-burst-ms, default 250. */
   tripBurstMs: number;
-  /** data-half-open-ms (default data-max-ttl-ms) */
+  /** How long after the TTL the outage is remembered (one probe decides). data-half-open-ms, default data-max-ttl-ms. */
   halfOpenMs: number;
-  /** data-stale (default off) */
+  /** Serve the last good copy of a GET when the gateway fails. Opt-in. data-stale, default off. */
   stale: boolean;
-  /** data-stale-max-ms (default 3600000) */
+  /** How old a stale copy may be (a server's stale-if-error overrides). data-stale-max-ms, default 3600000. */
   staleMaxMs: number;
-  /** data-coalesce (default on) */
+  /** Share identical in-flight GETs. data-coalesce, default on. */
   coalesce: boolean;
-  /** data-negative-cache (default on) */
+  /** Remember failed GETs for a while ("always": after every failure, not only after an outage). data-negative-cache, default on. */
   negativeCache: boolean;
-  /** data-cooldown (default on) */
+  /** Pause a service after a 429. data-cooldown, default on. */
   cooldown: boolean;
-  /** data-probe (default on) */
+  /** One half-open probe when the circuit's time is up. data-probe, default on. */
   probe: boolean;
-  /** data-idempotency (default on) */
+  /** Idempotency keys on in-scope POST/PUT/PATCH/DELETE ("cross-origin": to other origins in scope too). data-idempotency, default on. */
   idempotency: boolean;
-  /** data-empty-ttl (default off) */
+  /** Cache GETs that keep answering empty for longer (60 s after 3, 120 s after 5). Opt-in. data-empty-ttl, default off. */
   emptyTtl: boolean;
-  /** data-timeout-ms (default 10000) */
+  /** The deadline of an in-scope request, until its answer's headers (a call's own `timeout` overrides it). data-timeout-ms, default 10000. */
   timeoutMs: number;
 }
 
