@@ -17,6 +17,7 @@ import (
 	"github.com/gatewaycircuit/gatewaycircuit/internal/guard"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/idempotency"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/jsbridge"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/line"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/metrics"
 )
 
@@ -90,11 +91,12 @@ func gcConfigure(nowMs float64, n int32) int32 {
 	for i := range quietStatuses {
 		quietStatuses[i] = uint8(boolInt(g.Uneventful(i + abi.StatusOpaque)))
 	}
+	frame := []byte(options)
 	for _, w := range warnings {
-		options += "!" + w + "\n"
+		frame = line.AppendWarning(frame, line.Warning{Text: w})
 	}
-	gcReserve(int32(len(options)))
-	return int32(copy(buf, options))
+	gcReserve(int32(len(frame)))
+	return int32(copy(buf, frame))
 }
 
 //go:wasmexport gc_adopt

@@ -34,6 +34,7 @@ import (
 	"github.com/gatewaycircuit/gatewaycircuit/edge/stats"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/cooldown"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/emptyttl"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/mode"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/negcache"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/retryafter"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/stale"
@@ -122,9 +123,9 @@ func Open(p Policy, o Options) (*Service, error) {
 	s := &Service{name: o.Name, upstream: strings.TrimSuffix(o.Upstream, "/"), header: o.Header,
 		policy: p, db: o.DB, client: o.Client, now: o.Now, Stats: st, flights: map[string]*flight{}}
 	s.pause, _ = cooldown.New(cooldown.Policy{PauseMs: p.PauseMs, MaxPauseMs: p.MaxPauseMs, NoRetry: true})
-	s.backoff, _ = negcache.New(negcache.Policy{Always: true, BackoffMs: p.BackoffMs, FirstUncachedMs: p.FirstFailureMs, MaxKeys: p.MaxKeys})
-	s.copies, _ = stale.New(stale.Policy{Enabled: true, MaxEntries: p.MaxKeys, MaxBytes: p.MaxBytes, MaxStaleMs: p.MaxStaleMs})
-	s.empty, _ = emptyttl.New(emptyttl.Policy{Enabled: true, Steps: p.EmptySteps, MaxKeys: p.MaxKeys})
+	s.backoff, _ = negcache.New(negcache.Policy{Mode: mode.Always, BackoffMs: p.BackoffMs, FirstUncachedMs: p.FirstFailureMs, MaxKeys: p.MaxKeys})
+	s.copies, _ = stale.New(stale.Policy{Mode: mode.On, MaxEntries: p.MaxKeys, MaxBytes: p.MaxBytes, MaxStaleMs: p.MaxStaleMs})
+	s.empty, _ = emptyttl.New(emptyttl.Policy{Mode: mode.On, Steps: p.EmptySteps, MaxKeys: p.MaxKeys})
 	if err := s.restore(); err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gatewaycircuit/gatewaycircuit/internal/emptyttl"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/mode"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/policyerr"
 )
 
@@ -132,7 +133,7 @@ func (p Policy) Validate() error {
 	case p.CredentialCheck != "" && !strings.HasPrefix(p.CredentialCheck, "/"):
 		return policyerr.New(ErrInvalidPolicy, "credentialCheck", "must be empty or a path starting with /")
 	}
-	if _, err := emptyttl.New(emptyttl.Policy{Enabled: true, Steps: p.EmptySteps}); err != nil {
+	if _, err := emptyttl.New(emptyttl.Policy{Mode: mode.On, Steps: p.EmptySteps}); err != nil {
 		return policyerr.New(ErrInvalidPolicy, "emptySteps", err.Error())
 	}
 	return nil

@@ -13,11 +13,15 @@ import (
 	"testing"
 )
 
-var update = flag.Bool("update", false, "rewrite js/src/abi.gen.ts and layout.gen.go")
+var update = flag.Bool("update", false, "rewrite js/src/abi.gen.ts, layout.gen.go and internal/line/line.gen.go")
 
 // Both sides of the boundary are generated; a stale file fails here.
 func TestGeneratedTypeScript(t *testing.T) {
 	layouts, err := Layouts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines, err := Lines()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,6 +32,7 @@ func TestGeneratedTypeScript(t *testing.T) {
 	for file, want := range map[string]string{
 		"../../js/src/abi.gen.ts": ts,
 		"layout.gen.go":           GoLayouts(layouts),
+		"../line/line.gen.go":     GoLines(lines),
 	} {
 		if *update {
 			if err := os.WriteFile(file, []byte(want), 0o644); err != nil {
@@ -78,12 +83,19 @@ func TestLayoutsAreWellFormed(t *testing.T) {
 	}
 }
 
-// Neither side lays out out or a fixed frame by hand: they go through the
-// generated writers and readers (the line frames are lists, not layouts).
+// Neither side lays out out or a frame by hand: they go through the
+// generated writers and readers. The shim's readers and writers of the line
+// frames (config.ts: Attributes and Options; storage.ts: Pauses) split no
+// line and write no newline; the Go side's go through package line.
 func TestNoHandWrittenLayouts(t *testing.T) {
+	lineFormat := regexp.MustCompile(`\\n|\\r|"="|"!"|"retry-after`)
 	for file, bad := range map[string]*regexp.Regexp{
-		"../../wasm/main.go":     regexp.MustCompile(`out\[[^0]|out\[0\]\s*=|strings\.(Cut|Split)`),
-		"../../js/src/engine.ts": regexp.MustCompile(`out\[|\\n|\.split\(|indexOf\("\\n"`),
+		"../../wasm/main.go":      regexp.MustCompile(`out\[[^0]|out\[0\]\s*=|strings\.(Cut|Split)|"!"`),
+		"../../js/src/engine.ts":  regexp.MustCompile(`out\[|\\n|\.split\(|indexOf\("\\n"`),
+		"../../js/src/config.ts":  lineFormat,
+		"../../js/src/storage.ts": lineFormat,
+		"../guard/config.go":      regexp.MustCompile(`strings\.Cut\(|"="`),
+		"../cooldown/persist.go":  regexp.MustCompile(`strings\.Cut\(|strconv\.|' '`),
 	} {
 		src, err := os.ReadFile(file)
 		if err != nil {

@@ -18,8 +18,10 @@ package abi
 //     readX(text). Fields before the last never hold "\n": fetch rejects
 //     such methods, URLs and header values before the shim sees them.
 //
-// Line frames (Attributes, Options, Pauses) are lists, not layouts: see
-// LineFrames in tables.go.
+// The line frames (Attributes, Options, Pauses) are lists of lines: each kind
+// of line is a struct of internal/line, generated the same way (its Go
+// parser and writer in internal/line/line.gen.go, the shim's in abi.gen.ts),
+// and LineFrames in tables.go says which lines each frame holds.
 
 // BeginOut is out after gc_begin; which slots mean something depends on the
 // Kind in gc_begin's result.

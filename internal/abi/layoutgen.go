@@ -32,16 +32,54 @@ type Field struct {
 
 // Layouts reads layout.go, the declaration of every out layout and frame.
 func Layouts() ([]Layout, error) {
-	_, self, _, _ := runtime.Caller(0)
-	src, err := os.ReadFile(filepath.Join(filepath.Dir(self), "layout.go"))
-	if err != nil {
-		return nil, err
-	}
-	f, err := parser.ParseFile(token.NewFileSet(), "layout.go", src, parser.ParseComments)
+	ds, err := parseStructs("layout.go")
 	if err != nil {
 		return nil, err
 	}
 	var ls []Layout
+	for _, d := range ds {
+		l := Layout{Name: d.name, Doc: d.doc}
+		kinds := map[string]bool{}
+		for _, fl := range d.fields {
+			typ, _ := fl.Type.(*ast.Ident)
+			if typ == nil || (typ.Name != "string" && typ.Name != "float64") {
+				return nil, fmt.Errorf("layout.go: %s: fields are float64 (out) or string (frame)", l.Name)
+			}
+			kinds[typ.Name] = true
+			doc := oneLine(fl.Doc.Text() + fl.Comment.Text())
+			for _, n := range fl.Names {
+				l.Fields = append(l.Fields, Field{Name: n.Name, TS: lowerCamel(n.Name), Doc: doc})
+			}
+		}
+		if len(kinds) != 1 || len(l.Fields) == 0 {
+			return nil, fmt.Errorf("layout.go: %s mixes float64 and string fields, or has none", l.Name)
+		}
+		l.Frame = kinds["string"]
+		ls = append(ls, l)
+	}
+	return ls, nil
+}
+
+// declared is one struct type of a file of declarations.
+type declared struct {
+	name, doc string
+	fields    []*ast.Field
+}
+
+// parseStructs reads the struct types of a file of declarations, named
+// from this package's folder; a type that is not a struct is an error.
+func parseStructs(name string) ([]declared, error) {
+	_, self, _, _ := runtime.Caller(0)
+	path := filepath.Join(filepath.Dir(self), name)
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	f, err := parser.ParseFile(token.NewFileSet(), path, src, parser.ParseComments)
+	if err != nil {
+		return nil, err
+	}
+	var ds []declared
 	for _, d := range f.Decls {
 		gd, ok := d.(*ast.GenDecl)
 		if !ok || gd.Tok != token.TYPE {
@@ -51,29 +89,12 @@ func Layouts() ([]Layout, error) {
 			ts := s.(*ast.TypeSpec)
 			st, ok := ts.Type.(*ast.StructType)
 			if !ok {
-				return nil, fmt.Errorf("layout.go: %s is not a struct", ts.Name.Name)
+				return nil, fmt.Errorf("%s: %s is not a struct", name, ts.Name.Name)
 			}
-			l := Layout{Name: ts.Name.Name, Doc: oneLine(gd.Doc.Text())}
-			kinds := map[string]bool{}
-			for _, fl := range st.Fields.List {
-				typ, _ := fl.Type.(*ast.Ident)
-				if typ == nil || (typ.Name != "string" && typ.Name != "float64") {
-					return nil, fmt.Errorf("layout.go: %s: fields are float64 (out) or string (frame)", l.Name)
-				}
-				kinds[typ.Name] = true
-				doc := oneLine(fl.Doc.Text() + fl.Comment.Text())
-				for _, n := range fl.Names {
-					l.Fields = append(l.Fields, Field{Name: n.Name, TS: lowerCamel(n.Name), Doc: doc})
-				}
-			}
-			if len(kinds) != 1 || len(l.Fields) == 0 {
-				return nil, fmt.Errorf("layout.go: %s mixes float64 and string fields, or has none", l.Name)
-			}
-			l.Frame = kinds["string"]
-			ls = append(ls, l)
+			ds = append(ds, declared{ts.Name.Name, oneLine(gd.Doc.Text()), st.Fields.List})
 		}
 	}
-	return ls, nil
+	return ds, nil
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -68,14 +68,12 @@ func TypeScript() (string, error) {
 		w("}")
 	}
 	tsLayouts(w, layouts)
-	w()
-	w("/** The frames that are lists of lines. */")
-	for _, f := range LineFrames {
-		doc := ""
-		if f.Doc != "" {
-			doc = " — " + f.Doc
-		}
-		w("// ", f.Name, ": ", f.Layout, doc)
+	lines, err := Lines()
+	if err != nil {
+		return "", err
+	}
+	if err := tsLines(w, lines); err != nil {
+		return "", err
 	}
 	w()
 	w("/** gc_metric's counters, in order. */")

@@ -46,12 +46,13 @@ type Enum struct {
 	Values []Value
 }
 
-// LineFrame documents a frame that is a list of lines (the fixed frames are
-// structs in layout.go).
+// LineFrame is a frame that is a list of lines (the fixed frames are structs
+// in layout.go): the kinds of line it holds (structs of internal/line), tried
+// in this order on each line.
 type LineFrame struct {
-	Name   string
-	Layout string
-	Doc    string
+	Name  string
+	Lines []string
+	Doc   string
 }
 
 // Exports is every //go:wasmexport of wasm/main.go (a test checks both ways).
@@ -101,9 +102,9 @@ var Imports = []Import{
 
 // LineFrames are the frames that are lists of lines.
 var LineFrames = []LineFrame{
-	{"Attributes", `"name=value" lines`, "The script tag's data-* attributes, raw, as the DOMStringMap names them (ttlMs, …); data-scope as one scope= line per prefix the shim resolved against the page."},
-	{"Options", `"name=value" lines, then "!warning" lines`, "The options in force (guard.ParseAttributes) and one warning per rejected attribute."},
-	{"Pauses", `"UNTIL STRIKES SERVICE" lines, each followed by "retry-after SERVICE" when the server asked for it`, "The 429 pauses as stored (cooldown.Encode, key gateway_cooldown_v1); the reader keeps those in force."},
+	{"Attributes", []string{"Option"}, "gc_configure's argument, the script tag's data-* attributes as given, the resolved scope and the page's origin."},
+	{"Options", []string{"Warning", "Option"}, "gc_configure's answer, the options in force (guard.ParseAttributes) and one warning per refused attribute."},
+	{"Pauses", []string{"Asked", "Pause"}, "the 429 pauses as stored (cooldown.Encode, key gateway_cooldown_v1) and as gc_pauses gives them."},
 }
 
 // Enums are the value sets that cross.

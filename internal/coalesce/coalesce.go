@@ -16,6 +16,7 @@ package coalesce
 import (
 	"errors"
 
+	"github.com/gatewaycircuit/gatewaycircuit/internal/mode"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/policyerr"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/text"
 )
@@ -29,8 +30,8 @@ var ErrInvalidPolicy = errors.New("coalesce: invalid policy")
 
 // Policy configures coalescing. The zero Policy is the default.
 type Policy struct {
-	// Disabled turns coalescing off: every Join is a leader.
-	Disabled bool `json:"disabled"`
+	// Mode is On (the default) or Off: off, every Join is a leader.
+	Mode mode.Mode `json:"mode"`
 	// Ignore lists the request headers, in lower case, that do not count
 	// toward a key. Default DefaultIgnore; an empty, non-nil list ignores none.
 	Ignore []string `json:"ignore"`
@@ -38,6 +39,7 @@ type Policy struct {
 
 // WithDefaults returns p with every zero field set to its default.
 func (p Policy) WithDefaults() Policy {
+	p.Mode = p.Mode.Or(mode.On)
 	if p.Ignore == nil {
 		p.Ignore = DefaultIgnore
 	}
@@ -46,6 +48,9 @@ func (p Policy) WithDefaults() Policy {
 
 // Validate reports the first bad field of a defaulted policy.
 func (p Policy) Validate() error {
+	if !p.Mode.In(mode.On, mode.Off) {
+		return policyerr.New(ErrInvalidPolicy, "mode", "must be on or off")
+	}
 	for _, h := range p.Ignore {
 		if h == "" || h != text.Lower(h) {
 			return policyerr.New(ErrInvalidPolicy, "ignore", "header names must be non-empty and in lower case: "+h)
@@ -82,7 +87,7 @@ func (t *Table) Policy() Policy { return t.policy }
 // Join registers a caller for key. The leader (the first caller) starts the
 // network request; the others wait for call id.
 func (t *Table) Join(key string) (id uint32, leader bool) {
-	if c, ok := t.byKey[key]; ok && !t.policy.Disabled {
+	if c, ok := t.byKey[key]; ok && t.policy.Mode != mode.Off {
 		return c.id, false
 	}
 	t.lastID++
@@ -91,7 +96,7 @@ func (t *Table) Join(key string) (id uint32, leader bool) {
 	}
 	c := &call{id: t.lastID, key: key}
 	t.byID[c.id] = c
-	if !t.policy.Disabled {
+	if t.policy.Mode != mode.Off {
 		t.byKey[key] = c
 	}
 	return c.id, true

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gatewaycircuit/gatewaycircuit/internal/coalesce"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/mode"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/policyerr"
 )
 
@@ -68,7 +69,7 @@ func TestTableScripts(t *testing.T) {
 			{join: "a", wantCall: "#2"},
 			{complete: "#2"},
 		}},
-		{"disabled: every caller leads", coalesce.Policy{Disabled: true}, []step{
+		{"disabled: every caller leads", coalesce.Policy{Mode: mode.Off}, []step{
 			{join: "a", wantLeader: true, wantCall: "#1"},
 			{join: "a", wantLeader: true, wantCall: "#2"},
 			{complete: "#1"},

@@ -36,6 +36,7 @@ import (
 	"errors"
 
 	"github.com/gatewaycircuit/gatewaycircuit/internal/lru"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/mode"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/policyerr"
 )
 
@@ -60,8 +61,8 @@ var ErrInvalidPolicy = errors.New("cooldown: invalid policy")
 
 // Policy configures the cooldown. The zero Policy is the default behaviour.
 type Policy struct {
-	// Disabled turns the policy off: a 429 reaches the app as it is.
-	Disabled bool `json:"disabled"`
+	// Mode is On (the default) or Off: off, a 429 reaches the app as it is.
+	Mode mode.Mode `json:"mode"`
 	// PauseMs is the pause for a 429 without Retry-After. Default 5 000.
 	PauseMs int64 `json:"pauseMs"`
 	// MaxPauseMs caps every pause, Retry-After included. Default 1 800 000.
@@ -78,6 +79,7 @@ type Policy struct {
 
 // WithDefaults returns p with every zero field set to its default.
 func (p Policy) WithDefaults() Policy {
+	p.Mode = p.Mode.Or(mode.On)
 	if p.PauseMs == 0 {
 		p.PauseMs = DefaultPauseMs
 	}
@@ -95,6 +97,9 @@ func (p Policy) WithDefaults() Policy {
 
 // Validate reports the first bad field of a defaulted policy.
 func (p Policy) Validate() error {
+	if !p.Mode.In(mode.On, mode.Off) {
+		return policyerr.New(ErrInvalidPolicy, "mode", "must be on or off")
+	}
 	switch {
 	case p.PauseMs <= 0:
 		return policyerr.New(ErrInvalidPolicy, "pauseMs", "must be > 0")
@@ -237,7 +242,7 @@ func (c *Cooldown) ClearChosen() bool {
 // Limited takes a 429 from svc. retryAfterMs is the parsed Retry-After, or
 // NoRetryAfter. retried says the request is already the one retry.
 func (c *Cooldown) Limited(nowMs int64, svc string, retryAfterMs int64, retried bool) Outcome {
-	if c.policy.Disabled {
+	if c.policy.Mode == mode.Off {
 		return Outcome{Action: None}
 	}
 	s, _ := c.read(nowMs, svc)

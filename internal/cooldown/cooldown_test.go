@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gatewaycircuit/gatewaycircuit/internal/cooldown"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/mode"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/policyerr"
 )
 
@@ -149,7 +150,7 @@ func TestCooldownScripts(t *testing.T) {
 			{svc: "https://b.test", wantPause: -1},
 			{svc: "https://a.test", wantPause: 300_000},
 		}},
-		{"disabled: the 429 goes to the app", cooldown.Policy{Disabled: true}, []step{
+		{"disabled: the 429 goes to the app", cooldown.Policy{Mode: mode.Off}, []step{
 			{limited: true, retryAfter: 2000, want: out(cooldown.None, 0, 0), wantPause: -1},
 		}},
 		{"no retry: every 429 pauses", cooldown.Policy{NoRetry: true}, []step{

@@ -1,10 +1,9 @@
 package cooldown
 
 import (
-	"strconv"
 	"strings"
 
-	"github.com/gatewaycircuit/gatewaycircuit/internal/text"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/line"
 )
 
 // StorageKey is where the pauses are kept (sessionStorage in the browser),
@@ -15,36 +14,23 @@ const StorageKey = "gateway_cooldown_v1"
 // Encode when it moved.
 func (c *Cooldown) Version() uint64 { return c.version }
 
-// AskedPrefix starts the line that marks the pause of the service line
-// before it as asked for by the server. A reader of the first format (the
-// shim's pre-ready gate: "untilMs strikes service" lines, others skipped)
-// still reads every pause right, and merely does not know who chose it.
-const AskedPrefix = "retry-after "
-
 // MaxStoredStrikes bounds the strikes a stored line may carry: a line with
 // more is not one Encode wrote, and Restore skips it.
 const MaxStoredStrikes = 64
 
-// Encode writes the services oldest first, one line "untilMs strikes
-// service" each, followed by a line "retry-after service" when the server
-// asked for that pause with Retry-After.
+// Encode writes the services oldest first, one line.Pause line each,
+// followed by a line.Asked line when the server asked for that pause with
+// Retry-After (a reader that skips those still reads every pause right).
 func (c *Cooldown) Encode() string {
-	var b strings.Builder
+	var b []byte
 	for _, k := range c.services.Keys() {
 		s, _ := c.services.Peek(k)
-		b.WriteString(strconv.FormatInt(s.untilMs, 10))
-		b.WriteByte(' ')
-		b.WriteString(strconv.Itoa(s.strikes))
-		b.WriteByte(' ')
-		b.WriteString(k)
-		b.WriteByte('\n')
+		b = line.AppendPause(b, line.Pause{UntilMs: s.untilMs, Strikes: int64(s.strikes), Service: k})
 		if s.asked {
-			b.WriteString(AskedPrefix)
-			b.WriteString(k)
-			b.WriteByte('\n')
+			b = line.AppendAsked(b, line.Asked{Service: k})
 		}
 	}
-	return b.String()
+	return string(b)
 }
 
 // Restore replaces the remembered services with what Encode wrote, read at
@@ -53,32 +39,28 @@ func (c *Cooldown) Encode() string {
 // not parse are skipped; a pause further away than MaxPauseMs is clamped to
 // it, as the circuit clamps its stored deadline, so a poisoned entry cannot
 // hold a service for long; services long forgotten are dropped. A pause
-// without its "retry-after" line is one this module chose (ClearChosen ends
-// it).
+// without its Asked line is one this module chose (ClearChosen ends it).
 func (c *Cooldown) Restore(raw string, nowMs int64) {
 	if c.services.Len() > 0 {
 		c.version++
 		c.services.Clear()
 	}
-	for _, line := range strings.Split(raw, "\n") {
-		if svc, ok := strings.CutPrefix(line, AskedPrefix); ok {
-			if s, known := c.services.Peek(svc); known && !s.asked {
+	for _, l := range strings.Split(raw, "\n") {
+		if a, ok := line.ParseAsked(l); ok {
+			if s, known := c.services.Peek(a.Service); known && !s.asked {
 				s.asked = true
-				c.put(svc, s)
+				c.put(a.Service, s)
 			}
 			continue
 		}
-		until, rest, ok1 := strings.Cut(line, " ")
-		strikes, svc, ok2 := strings.Cut(rest, " ")
-		u, ok3 := text.Int(until)
-		n, ok4 := text.Int(strikes)
-		if !ok1 || !ok2 || !ok3 || !ok4 || n < 0 || n > MaxStoredStrikes || svc == "" {
+		p, ok := line.ParsePause(l)
+		if !ok || p.Strikes < 0 || p.Strikes > MaxStoredStrikes || p.Service == "" {
 			continue
 		}
-		s := service{untilMs: min(u, nowMs+c.policy.MaxPauseMs), strikes: int(n)}
+		s := service{untilMs: min(p.UntilMs, nowMs+c.policy.MaxPauseMs), strikes: int(p.Strikes)}
 		if c.forgotten(nowMs, s) {
 			continue
 		}
-		c.put(svc, s)
+		c.put(p.Service, s)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"strconv"
 
 	"github.com/gatewaycircuit/gatewaycircuit/internal/lru"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/mode"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/policyerr"
 )
 
@@ -35,8 +36,8 @@ var ErrInvalidPolicy = errors.New("emptyttl: invalid policy")
 
 // Policy configures the adaptive TTL. The zero Policy is off.
 type Policy struct {
-	// Enabled turns it on. Off by default.
-	Enabled bool `json:"enabled"`
+	// Mode is Off (the default) or On.
+	Mode mode.Mode `json:"mode"`
 	// Steps, by increasing Streak. Default DefaultSteps.
 	Steps []Step `json:"steps"`
 	// MaxKeys bounds the keys tracked. Default 1 000.
@@ -45,6 +46,7 @@ type Policy struct {
 
 // WithDefaults returns p with every zero field set to its default.
 func (p Policy) WithDefaults() Policy {
+	p.Mode = p.Mode.Or(mode.Off)
 	if p.Steps == nil {
 		p.Steps = DefaultSteps
 	}
@@ -56,6 +58,9 @@ func (p Policy) WithDefaults() Policy {
 
 // Validate reports the first bad field of a defaulted policy.
 func (p Policy) Validate() error {
+	if !p.Mode.In(mode.On, mode.Off) {
+		return policyerr.New(ErrInvalidPolicy, "mode", "must be on or off")
+	}
 	if len(p.Steps) == 0 {
 		return policyerr.New(ErrInvalidPolicy, "steps", "must list at least one step")
 	}
@@ -124,7 +129,7 @@ func (t *Tracker) longest() (ms int64) {
 // Observe takes a successful answer for key from the network. It returns how
 // long to reuse it (0: not at all).
 func (t *Tracker) Observe(nowMs int64, key string, empty bool) (ttlMs int64) {
-	if !t.policy.Enabled {
+	if t.policy.Mode == mode.Off {
 		return 0
 	}
 	if !empty {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/gatewaycircuit/gatewaycircuit/internal/emptyttl"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/mode"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/policyerr"
 )
 
@@ -24,7 +25,7 @@ type step struct {
 	wantLft int64 // 0 = not checked
 }
 
-var on = emptyttl.Policy{Enabled: true}
+var on = emptyttl.Policy{Mode: mode.On}
 
 func TestTrackerScripts(t *testing.T) {
 	tests := []struct {
@@ -52,7 +53,7 @@ func TestTrackerScripts(t *testing.T) {
 			{clear: true, wantLft: -1},
 			{empty: true, wantTTL: 0},
 		}},
-		{"custom steps", emptyttl.Policy{Enabled: true, Steps: []emptyttl.Step{{Streak: 1, TTLMs: 1000}}}, []step{
+		{"custom steps", emptyttl.Policy{Mode: mode.On, Steps: []emptyttl.Step{{Streak: 1, TTLMs: 1000}}}, []step{
 			{empty: true, wantTTL: 1000, wantLft: 1000},
 		}},
 	}
@@ -88,7 +89,7 @@ func TestTrackerScripts(t *testing.T) {
 }
 
 func TestFullTableForgetsTheOldestKey(t *testing.T) {
-	tr, _ := emptyttl.New(emptyttl.Policy{Enabled: true, MaxKeys: 1, Steps: []emptyttl.Step{{Streak: 1, TTLMs: 1000}}})
+	tr, _ := emptyttl.New(emptyttl.Policy{Mode: mode.On, MaxKeys: 1, Steps: []emptyttl.Step{{Streak: 1, TTLMs: 1000}}})
 	tr.Observe(t0, "a", true)
 	tr.Observe(t0, "b", true)
 	if _, hit := tr.Decide(t0, "a"); hit || tr.Evicted() != 1 {
@@ -169,7 +170,7 @@ func TestPolicyValidateNamesTheField(t *testing.T) {
 // TestClockJumpBackIsClamped: a reuse window read after Date.now() went
 // back an hour lasts at most the longest step, not an hour more.
 func TestClockJumpBackIsClamped(t *testing.T) {
-	tr, _ := emptyttl.New(emptyttl.Policy{Enabled: true})
+	tr, _ := emptyttl.New(emptyttl.Policy{Mode: mode.On})
 	const now = int64(1_700_000_000_000)
 	for i := range 5 {
 		tr.Observe(now+int64(i), "GET /a", true) // 120 s

@@ -4,10 +4,11 @@ import (
 	"fmt"
 
 	"github.com/gatewaycircuit/gatewaycircuit/internal/emptyttl"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/mode"
 )
 
 func Example() {
-	tr, _ := emptyttl.New(emptyttl.Policy{Enabled: true})
+	tr, _ := emptyttl.New(emptyttl.Policy{Mode: mode.On})
 	now := int64(1_700_000_000_000)
 	key := "GET https://app.example/api/notifications"
 	for _, body := range []string{"[]", "[]", " [ ] ", "[]", "[]", `[{"id":1}]`} {

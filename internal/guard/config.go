@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/gatewaycircuit/gatewaycircuit/internal/circuit"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/line"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/mode"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/stale"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/text"
 )
@@ -109,9 +111,17 @@ var kinds = [...]kindRule{
 	millis:           {Min: 1, Max: 1 << 53, Reason: "is not a positive whole number of milliseconds"},
 	count:            {Min: 1, Max: 1000, Reason: "is not a whole number from 1 to 1000"},
 	statuses:         {Min: 100, Max: 599, List: true},
-	onOff:            {Words: []string{"on", "off"}, Reason: "is not on or off"},
-	onOffAlways:      {Words: []string{"on", "off", "always"}, Reason: "is not on, off or always"},
-	onOffCrossOrigin: {Words: []string{"on", "off", "cross-origin"}, Reason: "is not on, off or cross-origin"},
+	onOff:            {Words: words(mode.On, mode.Off), Reason: "is not on or off"},
+	onOffAlways:      {Words: words(mode.On, mode.Off, mode.Always), Reason: "is not on, off or always"},
+	onOffCrossOrigin: {Words: words(mode.On, mode.Off, mode.CrossOrigin), Reason: "is not on, off or cross-origin"},
+}
+
+func words(modes ...mode.Mode) []string {
+	w := make([]string, len(modes))
+	for i, m := range modes {
+		w[i] = m.String()
+	}
+	return w
 }
 
 // aliases are the other spellings a switch takes.
@@ -119,29 +129,31 @@ var aliases = [][2]string{{"true", "on"}, {"false", "off"}}
 
 // setting is one attribute. capBy names the setting whose value caps this
 // one: a larger value is lowered to it (with a warning when it was given),
-// and an empty default stands for it.
+// and an empty default stands for it. (What each does, for the shim's typed
+// options, is in policygen.go: optionDocs.)
 type setting struct {
 	name, attr, def string
 	kind            kind
 	capBy           string
 }
 
-// ParseAttributes reads the attributes (see settings). Lines for names it
-// does not know (data-wasm, the app's own data-*) are ignored. The options
-// are "name=value" lines, every setting in the order above, then the scope.
+// ParseAttributes reads the Attributes frame (see settings; line.Option
+// lines). Lines for names it does not know (data-wasm, the app's own data-*)
+// are ignored. The options are line.Option lines, every setting in the order
+// above, then the scope: the Options frame, without its warnings.
 func ParseAttributes(lines string) (p Policy, options string, warnings []string) {
 	given := map[string]string{}
 	var scope []string
-	for _, line := range strings.Split(lines, "\n") {
-		name, value, ok := strings.Cut(line, "=")
+	for _, l := range strings.Split(lines, "\n") {
+		o, ok := line.ParseOption(l)
 		if !ok {
 			continue
 		}
-		if name == "scope" {
-			scope = append(scope, value)
+		if o.Name == "scope" {
+			scope = append(scope, o.Value)
 			continue
 		}
-		given[name] = value
+		given[o.Name] = o.Value
 	}
 	values := map[string]string{}
 	for _, s := range settings {
@@ -171,34 +183,31 @@ func ParseAttributes(lines string) (p Policy, options string, warnings []string)
 		}
 	}
 	ttl, maxTTL, halfOpen := ms(values["ttlMs"]), ms(values["maxTtlMs"]), ms(values["halfOpenMs"])
-	on := func(name string) bool { return values[name] == "on" }
 	minFailures, _ := text.Int(values["tripMinFailures"])
 	p.Circuit = circuit.Policy{
 		TTLMs: ttl, MaxTTLMs: maxTTL, TripStatuses: statusList(values["tripStatuses"]), Scope: scope,
 		TripWindowMs: ms(values["tripWindowMs"]), TripMinFailures: int(minFailures), HalfOpenMs: halfOpen,
 		TripBurstMs: ms(values["tripBurstMs"]),
 	}
-	p.Stale.Enabled = on("stale")
+	p.Stale.Mode = modeOf(values["stale"])
 	p.Stale.MaxStaleMs = ms(values["staleMaxMs"])
-	p.Coalesce.Disabled = !on("coalesce")
-	p.Negative.Disabled = values["negativeCache"] == "off"
-	p.Negative.Always = values["negativeCache"] == "always"
-	p.Cooldown.Disabled = !on("cooldown")
-	p.Probe.Disabled = !on("probe")
-	p.IdempotencyOff = values["idempotency"] == "off"
-	p.IdempotencyCrossOrigin = values["idempotency"] == "cross-origin"
+	p.Coalesce.Mode = modeOf(values["coalesce"])
+	p.Negative.Mode = modeOf(values["negativeCache"])
+	p.Cooldown.Mode = modeOf(values["cooldown"])
+	p.Probe.Mode = modeOf(values["probe"])
+	p.Idempotency.Mode = modeOf(values["idempotency"])
 	p.PageOrigin = given["pageOrigin"]
-	p.Empty.Enabled = on("emptyTtl")
+	p.Empty.Mode = modeOf(values["emptyTtl"])
 	p.TimeoutMs = ms(values["timeoutMs"])
 
-	var b strings.Builder
+	var b []byte
 	for _, s := range settings {
-		b.WriteString(s.name + "=" + values[s.name] + "\n")
+		b = line.AppendOption(b, line.Option{Name: s.name, Value: values[s.name]})
 	}
 	for _, s := range scope {
-		b.WriteString("scope=" + s + "\n")
+		b = line.AppendOption(b, line.Option{Name: "scope", Value: s})
 	}
-	return p, b.String(), warnings
+	return p, string(b), warnings
 }
 
 // check returns v in its normal form, or why it is rejected.
@@ -247,6 +256,13 @@ func attrOf(name string) string {
 		}
 	}
 	return name
+}
+
+// modeOf is a switch's normal word (a kind's Words are mode words) as a
+// mode.
+func modeOf(word string) mode.Mode {
+	m, _ := mode.Parse(word)
+	return m
 }
 
 func ms(v string) int64 {

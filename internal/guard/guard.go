@@ -20,6 +20,7 @@ import (
 	"github.com/gatewaycircuit/gatewaycircuit/internal/emptyttl"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/idempotency"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/metrics"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/mode"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/negcache"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/probe"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/retryafter"
@@ -40,13 +41,9 @@ type Policy struct {
 	Empty emptyttl.Policy `json:"empty"`
 	// Idempotency is the ledger of mutations (idempotency keys).
 	Idempotency idempotency.Policy `json:"idempotency"`
-	// IdempotencyOff sends mutations without keys.
-	IdempotencyOff bool `json:"idempotencyOff"`
-	// IdempotencyCrossOrigin adds keys to in-scope mutations to other
-	// origins too. Off by default: Idempotency-Key is not a CORS-safelisted
-	// header, so such a mutation needs a preflight the API may refuse.
-	IdempotencyCrossOrigin bool `json:"idempotencyCrossOrigin"`
-	// PageOrigin is the page's origin ("https://app.example"), for the rule above.
+	// PageOrigin is the page's origin ("https://app.example"): mutations to
+	// it carry keys unless Idempotency.Mode is Off, to other origins only
+	// when it is CrossOrigin.
 	PageOrigin string `json:"pageOrigin"`
 	// TimeoutMs is the deadline of an in-scope request (DefaultTimeoutMs).
 	// The glue enforces it and reports a request past it as a 504.
@@ -155,9 +152,13 @@ func New(p Policy, s store.Store) (*Guard, error) {
 	if g.neg, err = negcache.New(p.Negative); err != nil {
 		return nil, err
 	}
-	g.staleFallback = p.Stale.Enabled
+	// One index keeps the copies of both: the stale fallback's and the
+	// empty-answer cache's.
+	g.staleFallback = p.Stale.WithDefaults().Mode == mode.On
 	copies := p.Stale
-	copies.Enabled = p.Stale.Enabled || p.Empty.Enabled
+	if g.staleFallback || p.Empty.WithDefaults().Mode == mode.On {
+		copies.Mode = mode.On
+	}
 	if g.stale, err = stale.New(copies); err != nil {
 		return nil, err
 	}
@@ -167,7 +168,7 @@ func New(p Policy, s store.Store) (*Guard, error) {
 	if g.flights, err = coalesce.New(p.Coalesce); err != nil {
 		return nil, err
 	}
-	if !p.IdempotencyOff {
+	if p.Idempotency.WithDefaults().Mode != mode.Off {
 		if g.ledger, err = idempotency.New(p.Idempotency, s); err != nil {
 			return nil, err
 		}
@@ -182,7 +183,7 @@ func (g *Guard) KeysFor(url string) bool {
 		return false
 	}
 	o := g.policy.PageOrigin
-	return g.policy.IdempotencyCrossOrigin || o == "" ||
+	return g.policy.Idempotency.Mode == mode.CrossOrigin || o == "" ||
 		(strings.HasPrefix(url, o) && (len(url) == len(o) || url[len(o)] == '/' || url[len(o)] == '?' || url[len(o)] == '#'))
 }
 
@@ -363,7 +364,7 @@ func (g *Guard) Finish(nowMs int64, id uint32, status int, retryAfter, cacheCont
 	if c, has := g.observeKey(nowMs, t.key, status); has && g.staleFallback {
 		g.metrics.Add(metrics.StaleServed)
 		out.Serve, out.Copy = true, c
-	} else if t.key != "" && status >= 200 && status < 300 && g.stale.Policy().Enabled {
+	} else if t.key != "" && status >= 200 && status < 300 && g.stale.Policy().Mode == mode.On {
 		out.WantBody = true
 		t.storeCC = strings.Clone(cacheControl) // the caller's string may be transient
 		return out                              // the ticket lives on until Store
@@ -495,7 +496,7 @@ func (g *Guard) Abort(id uint32) (cancel bool) {
 }
 
 // Coalescing reports whether identical GETs in flight share one request.
-func (g *Guard) Coalescing() bool { return !g.flights.Policy().Disabled }
+func (g *Guard) Coalescing() bool { return g.flights.Policy().Mode == mode.On }
 
 // Quiet reports that no policy has anything to say about a GET with no
 // request headers, and that an Uneventful answer to it would change
@@ -507,7 +508,7 @@ func (g *Guard) Coalescing() bool { return !g.flights.Policy().Disabled }
 // (docs/performance.md).
 func (g *Guard) Quiet() bool {
 	return g.breaker.State() == (circuit.State{}) && g.gate.Idle() && g.cooldown.Len() == 0 &&
-		g.neg.Len() == 0 && !g.stale.Policy().Enabled
+		g.neg.Len() == 0 && g.stale.Policy().Mode == mode.Off
 }
 
 // Uneventful reports that an answer with status (StatusOpaque included) to a

@@ -9,6 +9,7 @@ import (
 	"github.com/gatewaycircuit/gatewaycircuit/internal/guard"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/idempotency"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/metrics"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/mode"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/negcache"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/probe"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/store"
@@ -122,7 +123,7 @@ func run(t *testing.T, p guard.Policy, steps []step) {
 func TestGuardScripts(t *testing.T) {
 	yes, no := ptr(true), ptr(false)
 	withStale := guard.Policy{Circuit: scope}
-	withStale.Stale.Enabled = true
+	withStale.Stale.Mode = mode.On
 	tests := []struct {
 		name  string
 		p     guard.Policy
@@ -206,7 +207,7 @@ func TestGuardScripts(t *testing.T) {
 			{finish: "c", status: 503, wantArmed: no},
 			{advance: 1_000, begin: users, want: guard.Send}, // TanStack's first retry reaches the network
 		}},
-		{"a failed GET is not asked again inside its window", guard.Policy{Circuit: scope, Negative: negcache.Policy{Always: true}}, []step{
+		{"a failed GET is not asked again inside its window", guard.Policy{Circuit: scope, Negative: negcache.Policy{Mode: mode.Always}}, []step{
 			{begin: users, want: guard.Send, as: "a"},
 			{finish: "a", status: 500, wantArmed: no},
 			{advance: 4_999, begin: users, want: guard.Negative},
@@ -283,7 +284,7 @@ func TestGuardScripts(t *testing.T) {
 
 func TestStaleCopyCarriesItsAge(t *testing.T) {
 	p := guard.Policy{Circuit: scope}
-	p.Stale.Enabled = true
+	p.Stale.Mode = mode.On
 	g, _ := guard.New(p, store.NewMemory())
 	a := g.Begin(t0, "GET", users, "")
 	g.Finish(t0, a.Ticket, 200, "", "", "")
@@ -301,7 +302,7 @@ func TestStaleCopyCarriesItsAge(t *testing.T) {
 // no longer its last good answer, goes.
 func TestBodyNotCopied(t *testing.T) {
 	p := guard.Policy{Circuit: scope}
-	p.Stale.Enabled = true
+	p.Stale.Mode = mode.On
 	g, _ := guard.New(p, store.NewMemory())
 	a := g.Begin(t0, "GET", users, "")
 	g.Finish(t0, a.Ticket, 200, "", "", "")
@@ -371,7 +372,7 @@ func TestQuietAndAdopt(t *testing.T) {
 		t.Fatal("adopted an out-of-scope request")
 	}
 	p := guard.Policy{Circuit: scope}
-	p.Stale.Enabled = true
+	p.Stale.Mode = mode.On
 	if s, _ := guard.New(p, store.NewMemory()); s.Quiet() {
 		t.Fatal("quiet with stale copies to keep")
 	}
@@ -403,7 +404,7 @@ func TestUneventfulFollowsTheTripStatuses(t *testing.T) {
 
 func TestEmptyResultsAreCachedLonger(t *testing.T) {
 	p := guard.Policy{Circuit: scope}
-	p.Empty.Enabled = true
+	p.Empty.Mode = mode.On
 	g, _ := guard.New(p, store.NewMemory())
 	now := t0
 	answer := func(body string) {

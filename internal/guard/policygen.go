@@ -73,6 +73,32 @@ func PolicyTypeScript() string {
 		w("export const ", c, ": Setting = { name: ", q(s.name), ", def: ", q(s.def), ", kind: ", n(int64(s.kind)), ", capBy: ", q(s.capBy), " };")
 	}
 	w()
+	w("/** A setting's name: the data-* attribute as the DOMStringMap names it. */")
+	var quoted []string
+	for _, s := range settings {
+		quoted = append(quoted, q(s.name))
+	}
+	w("export type SettingName = ", strings.Join(quoted, " | "), ";")
+	w()
+	w("/** The options in force, one per setting: a switch is on unless \"off\" (\"always\" and \"cross-origin\" are on too), a list is its numbers. */")
+	w("export interface Options {")
+	for _, s := range settings {
+		def := s.def
+		if def == "" {
+			def = attrOf(s.capBy)
+		}
+		typ := "number"
+		switch r := kinds[s.kind]; {
+		case r.Words != nil:
+			typ = "boolean"
+		case r.List:
+			typ = "number[]"
+		}
+		w("  /** ", optionDocs[s.name], " ", s.attr, ", default ", def, ". */")
+		w("  ", s.name, ": ", typ, ";")
+	}
+	w("}")
+	w()
 	w("/** Every setting, in Go's order. */")
 	w("export const SETTINGS: readonly Setting[] = [", strings.Join(names, ", "), "];")
 	w()
@@ -81,12 +107,32 @@ func PolicyTypeScript() string {
 	w("export const MAX_PAYLOAD_LEN = ", n(circuit.MaxPayloadLen), ";")
 	w("export const MAX_STRIKES = ", n(circuit.MaxStrikes), ";")
 	w()
-	w("/** The stored 429 pauses (cooldown.Restore): \"untilMs strikes service\" lines, each maybe followed by ASKED_PREFIX + service. */")
+	w("/** The stored 429 pauses (cooldown.Restore): a Pauses frame (abi.gen.ts) under COOLDOWN_KEY; a line with more strikes is skipped; a pause is clamped to MAX_PAUSE_MS from now. */")
 	w("export const COOLDOWN_KEY = ", q(cooldown.StorageKey), ";")
-	w("export const ASKED_PREFIX = ", q(cooldown.AskedPrefix), ";")
 	w("export const MAX_STORED_STRIKES = ", n(cooldown.MaxStoredStrikes), ";")
 	w("export const MAX_PAUSE_MS = ", n(cooldown.DefaultMaxPauseMs), ";")
 	return b.String()
+}
+
+// optionDocs says what each setting does, for the shim's typed options (kept
+// out of the wasm; a test checks that every setting has one).
+var optionDocs = map[string]string{
+	"ttlMs":           "How long a trip arms the circuit.",
+	"maxTtlMs":        "The cap on every TTL, stored deadlines included.",
+	"tripStatuses":    "The HTTP statuses that arm the circuit.",
+	"tripWindowMs":    "The window in which tripMinFailures trip statuses arm.",
+	"tripMinFailures": "Trip statuses within the window, with no success between, that arm.",
+	"tripBurstMs":     "Requests sent this close together are one burst, in flight together for the trip rule.",
+	"halfOpenMs":      "How long after the TTL the outage is remembered (one probe decides).",
+	"stale":           "Serve the last good copy of a GET when the gateway fails. Opt-in.",
+	"staleMaxMs":      "How old a stale copy may be (a server's stale-if-error overrides).",
+	"coalesce":        "Share identical in-flight GETs.",
+	"negativeCache":   "Remember failed GETs for a while (\"always\": after every failure, not only after an outage).",
+	"cooldown":        "Pause a service after a 429.",
+	"probe":           "One half-open probe when the circuit's time is up.",
+	"idempotency":     "Idempotency keys on in-scope POST/PUT/PATCH/DELETE (\"cross-origin\": to other origins in scope too).",
+	"emptyTtl":        "Cache GETs that keep answering empty for longer (60 s after 3, 120 s after 5). Opt-in.",
+	"timeoutMs":       "The deadline of an in-scope request, until its answer's headers (a call's own `timeout` overrides it).",
 }
 
 // constName is "ttlMs" → "TTL_MS".

@@ -29,3 +29,12 @@ func TestPolicyTypeScript(t *testing.T) {
 		t.Fatalf("%s is stale: run go generate ./internal/guard", policyFile)
 	}
 }
+
+// Every setting says what it does in the shim's typed options.
+func TestEverySettingHasADoc(t *testing.T) {
+	for _, s := range settings {
+		if optionDocs[s.name] == "" {
+			t.Errorf("optionDocs has nothing for %s", s.name)
+		}
+	}
+}

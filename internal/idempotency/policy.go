@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strconv"
 
+	"github.com/gatewaycircuit/gatewaycircuit/internal/mode"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/policyerr"
 )
 
@@ -21,6 +22,11 @@ var ErrInvalidPolicy = errors.New("idempotency: invalid policy")
 // Policy is the ledger's configuration, as plain data. Zero fields take the
 // defaults above (see WithDefaults).
 type Policy struct {
+	// Mode is On (the default: keys on in-scope mutations to the page's own
+	// origin), CrossOrigin (to other origins in scope too: Idempotency-Key
+	// is not a CORS-safelisted header, so such a mutation needs a preflight
+	// the API may refuse) or Off (mutations go without keys).
+	Mode mode.Mode `json:"mode"`
 	// MaxEntries bounds the ledger. Past it, entries are evicted: the
 	// oldest done ones first, then the oldest unresolved ones not in
 	// flight, then the oldest in flight. It never refuses. Default 64.
@@ -38,6 +44,7 @@ type Policy struct {
 
 // WithDefaults returns p with every zero field set to its default.
 func (p Policy) WithDefaults() Policy {
+	p.Mode = p.Mode.Or(mode.On)
 	if p.MaxEntries == 0 {
 		p.MaxEntries = DefaultMaxEntries
 	}
@@ -58,6 +65,9 @@ func (p Policy) WithDefaults() Policy {
 
 // Validate reports the first bad field of a defaulted policy.
 func (p Policy) Validate() error {
+	if !p.Mode.In(mode.On, mode.Off, mode.CrossOrigin) {
+		return policyerr.New(ErrInvalidPolicy, "mode", "must be on, off or cross-origin")
+	}
 	switch {
 	case p.MaxEntries <= 0 || p.MaxEntries > 10_000:
 		return policyerr.New(ErrInvalidPolicy, "maxEntries", "must be 1-10000")

@@ -32,6 +32,7 @@ import (
 	"slices"
 
 	"github.com/gatewaycircuit/gatewaycircuit/internal/lru"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/mode"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/policyerr"
 )
 
@@ -50,11 +51,9 @@ var ErrInvalidPolicy = errors.New("negcache: invalid policy")
 
 // Policy configures the negative cache. The zero Policy is the default.
 type Policy struct {
-	// Disabled turns the negative cache off.
-	Disabled bool `json:"disabled"`
-	// Always makes it record and answer for every failure, not only after
-	// an outage (see the package comment). Default false.
-	Always bool `json:"always"`
+	// Mode is On (the default: it records and answers only after an
+	// outage, see the package comment), Always (for every failure) or Off.
+	Mode mode.Mode `json:"mode"`
 	// AfterOutageMs is how long after OutageEnded it records and answers.
 	// Default 30 000.
 	AfterOutageMs int64 `json:"afterOutageMs"`
@@ -70,6 +69,7 @@ type Policy struct {
 
 // WithDefaults returns p with every zero field set to its default.
 func (p Policy) WithDefaults() Policy {
+	p.Mode = p.Mode.Or(mode.On)
 	if p.BackoffMs == nil {
 		p.BackoffMs = DefaultBackoffMs
 	}
@@ -87,6 +87,9 @@ func (p Policy) WithDefaults() Policy {
 
 // Validate reports the first bad field of a defaulted policy.
 func (p Policy) Validate() error {
+	if !p.Mode.In(mode.On, mode.Off, mode.Always) {
+		return policyerr.New(ErrInvalidPolicy, "mode", "must be on, off or always")
+	}
 	switch {
 	case len(p.BackoffMs) == 0:
 		return policyerr.New(ErrInvalidPolicy, "backoffMs", "must list at least one window")
@@ -141,11 +144,11 @@ func (c *Cache) OutageEnded(nowMs int64) { c.recoveredMs = nowMs }
 // or within AfterOutageMs after OutageEnded (either way, for a clock that
 // went back).
 func (c *Cache) Active(nowMs int64) bool {
-	if c.policy.Disabled {
+	if c.policy.Mode == mode.Off {
 		return false
 	}
 	d := nowMs - c.recoveredMs
-	return c.policy.Always || (c.recoveredMs != 0 && d < c.policy.AfterOutageMs && -d < c.policy.AfterOutageMs)
+	return c.policy.Mode == mode.Always || (c.recoveredMs != 0 && d < c.policy.AfterOutageMs && -d < c.policy.AfterOutageMs)
 }
 
 // Policy returns the defaulted policy in force.

@@ -3,6 +3,7 @@ package negcache_test
 import (
 	"testing"
 
+	"github.com/gatewaycircuit/gatewaycircuit/internal/mode"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/negcache"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/policyerr"
 )
@@ -65,7 +66,7 @@ func run(t *testing.T, p negcache.Policy, steps []step) *negcache.Cache {
 
 // always is the first version's behaviour: the mechanism under test,
 // whether or not an outage just ended.
-var always = negcache.Policy{Always: true}
+var always = negcache.Policy{Mode: mode.Always}
 
 func TestNegativeCacheScripts(t *testing.T) {
 	tests := []struct {
@@ -114,10 +115,10 @@ func TestNegativeCacheScripts(t *testing.T) {
 			{fail: true, cached: true},
 			{key: "GET /other", wantLeft: -1},
 		}},
-		{"disabled", negcache.Policy{Disabled: true, Always: true}, []step{
+		{"disabled", negcache.Policy{Mode: mode.Off}, []step{
 			{fail: true, wantUntil: -t0, wantLeft: -1},
 		}},
-		{"custom schedule", negcache.Policy{Always: true, BackoffMs: []int64{1000, 2000}, FirstUncachedMs: 500}, []step{
+		{"custom schedule", negcache.Policy{Mode: mode.Always, BackoffMs: []int64{1000, 2000}, FirstUncachedMs: 500}, []step{
 			{fail: true, wantLeft: 500},
 			{advance: 500, fail: true, wantLeft: 1000},
 			{advance: 1000, fail: true, wantLeft: 2000},
@@ -145,7 +146,7 @@ func TestRenderStormReachesTheNetworkTwiceIn30s(t *testing.T) {
 }
 
 func TestFullTableEvictsTheOldestFailure(t *testing.T) {
-	c := run(t, negcache.Policy{Always: true, MaxKeys: 2}, []step{
+	c := run(t, negcache.Policy{Mode: mode.Always, MaxKeys: 2}, []step{
 		{key: "a", fail: true, cached: true},
 		{key: "b", fail: true, cached: true},
 		{key: "c", fail: true, cached: true},
@@ -218,7 +219,7 @@ func TestFlakyAPIErrorRate(t *testing.T) {
 		}
 		return errors
 	}
-	without, always, byDefault := seen(negcache.Policy{Disabled: true}), seen(always), seen(negcache.Policy{})
+	without, always, byDefault := seen(negcache.Policy{Mode: mode.Off}), seen(always), seen(negcache.Policy{})
 	t.Logf("queries failing after 3 retries, of 600: %d without the cache, %d with the default, %d always on", without, byDefault, always)
 	if byDefault > without {
 		t.Fatalf("errors seen: %d with the default, %d without the cache", byDefault, without)

@@ -3,11 +3,12 @@ package negcache_test
 import (
 	"testing"
 
+	"github.com/gatewaycircuit/gatewaycircuit/internal/mode"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/negcache"
 )
 
 func TestSavedAndRestoreKeepTheSchedule(t *testing.T) {
-	a, _ := negcache.New(negcache.Policy{Always: true})
+	a, _ := negcache.New(negcache.Policy{Mode: mode.Always})
 	a.Failed(0, "/a", true)      // 30 s
 	a.Failed(40_000, "/a", true) // 60 s: until 100 s
 	a.Failed(0, "/b", false)     // 5 s
@@ -21,7 +22,7 @@ func TestSavedAndRestoreKeepTheSchedule(t *testing.T) {
 		t.Fatalf("saved = %+v", saved)
 	}
 
-	b, _ := negcache.New(negcache.Policy{Always: true})
+	b, _ := negcache.New(negcache.Policy{Mode: mode.Always})
 	b.Restore(50_000, saved)
 	if until, hit := b.Decide(50_000, "/a"); !hit || until != 100_000 {
 		t.Fatalf("restored /a: until %d hit %v", until, hit)
@@ -37,7 +38,7 @@ func TestSavedAndRestoreKeepTheSchedule(t *testing.T) {
 }
 
 func TestRestoreClampsSkipsAndBounds(t *testing.T) {
-	c, _ := negcache.New(negcache.Policy{Always: true, MaxKeys: 2})
+	c, _ := negcache.New(negcache.Policy{Mode: mode.Always, MaxKeys: 2})
 	c.Restore(1_000_000, []negcache.Saved{
 		{Key: "/old", UntilMs: 1_000, Steps: 1},          // quiet for long: skipped
 		{Key: "/far", UntilMs: 99_000_000_000, Steps: 1}, // clamped to now + 120 s
@@ -51,7 +52,7 @@ func TestRestoreClampsSkipsAndBounds(t *testing.T) {
 	if _, ok := c.Saved("/old"); ok {
 		t.Fatal("/old restored")
 	}
-	d, _ := negcache.New(negcache.Policy{Always: true})
+	d, _ := negcache.New(negcache.Policy{Mode: mode.Always})
 	d.Restore(1_000_000, []negcache.Saved{{Key: "/far", UntilMs: 99_000_000_000, Steps: 1}})
 	if until, _ := d.Decide(1_000_000, "/far"); until != 1_120_000 {
 		t.Fatalf("clamped until %d", until)

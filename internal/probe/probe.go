@@ -28,6 +28,7 @@ package probe
 import (
 	"errors"
 
+	"github.com/gatewaycircuit/gatewaycircuit/internal/mode"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/policyerr"
 )
 
@@ -40,9 +41,9 @@ var ErrInvalidPolicy = errors.New("probe: invalid policy")
 
 // Policy configures the gate. The zero Policy is the default behaviour.
 type Policy struct {
-	// Disabled turns the gate off: in the half-open phase every request goes
-	// at once (the first answer still decides for the breaker).
-	Disabled bool `json:"disabled"`
+	// Mode is On (the default) or Off: off, in the half-open phase every
+	// request goes at once (the first answer still decides for the breaker).
+	Mode mode.Mode `json:"mode"`
 	// ProbeTimeoutMs: a probe unanswered for this long is replaced by the
 	// next request, and waiters should stop waiting. Default 30 000.
 	ProbeTimeoutMs int64 `json:"probeTimeoutMs"`
@@ -53,6 +54,7 @@ type Policy struct {
 
 // WithDefaults returns p with every zero field set to its default.
 func (p Policy) WithDefaults() Policy {
+	p.Mode = p.Mode.Or(mode.On)
 	if p.ProbeTimeoutMs == 0 {
 		p.ProbeTimeoutMs = DefaultProbeTimeoutMs
 	}
@@ -61,6 +63,9 @@ func (p Policy) WithDefaults() Policy {
 
 // Validate reports the first bad field of a defaulted policy.
 func (p Policy) Validate() error {
+	if !p.Mode.In(mode.On, mode.Off) {
+		return policyerr.New(ErrInvalidPolicy, "mode", "must be on or off")
+	}
 	if p.ProbeTimeoutMs <= 0 {
 		return policyerr.New(ErrInvalidPolicy, "probeTimeoutMs", "must be > 0")
 	}
@@ -114,7 +119,7 @@ func (g *Gate) Decide(nowMs int64, halfOpen bool) (d Decision, id uint32) {
 		g.probe = 0 // the breaker decided (closed, or re-armed): nothing to wait for
 		return Closed, 0
 	}
-	if g.policy.Disabled {
+	if g.policy.Mode == mode.Off {
 		return Closed, 0
 	}
 	if nowMs < g.sentMs { // the clock went back: the timeout counts from now

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/gatewaycircuit/gatewaycircuit/internal/circuit"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/mode"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/policyerr"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/probe"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/store"
@@ -188,7 +189,7 @@ func TestGateScripts(t *testing.T) {
 			{reload: true},
 			{advance: 240_000, requests: 1, wantEach: "probe", answerProbe: 3, status: 502, wantUntil: 360_000 + 480_000},
 		}},
-		{"disabled: the stampede of today", probe.Policy{Disabled: true}, []step{
+		{"disabled: the stampede of today", probe.Policy{Mode: mode.Off}, []step{
 			trip,
 			{advance: 120_000, requests: 20, wantEach: "send"},
 		}},

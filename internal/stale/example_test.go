@@ -3,11 +3,12 @@ package stale_test
 import (
 	"fmt"
 
+	"github.com/gatewaycircuit/gatewaycircuit/internal/mode"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/stale"
 )
 
 func Example() {
-	x, _ := stale.New(stale.Policy{Enabled: true})
+	x, _ := stale.New(stale.Policy{Mode: mode.On})
 	now := int64(1_700_000_000_000)
 	key := "GET https://app.example/api/orders"
 

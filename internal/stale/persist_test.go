@@ -4,11 +4,12 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/gatewaycircuit/gatewaycircuit/internal/mode"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/stale"
 )
 
 func TestRestoreKeepsCopiesAndIds(t *testing.T) {
-	a, _ := stale.New(stale.Policy{Enabled: true, MaxStaleMs: 120_000})
+	a, _ := stale.New(stale.Policy{Mode: mode.On, MaxStaleMs: 120_000})
 	a.Store(1_000, "/a", 10, "")
 	a.Store(2_000, "/b", 20, "max-age=5, stale-if-error=60")
 	sa, _ := a.Saved("/a")
@@ -17,7 +18,7 @@ func TestRestoreKeepsCopiesAndIds(t *testing.T) {
 		t.Fatalf("saved %+v %+v", sa, sb)
 	}
 
-	b, _ := stale.New(stale.Policy{Enabled: true, MaxStaleMs: 120_000})
+	b, _ := stale.New(stale.Policy{Mode: mode.On, MaxStaleMs: 120_000})
 	b.Restore([]stale.Saved{sa, sb})
 	if b.Len() != 2 || b.Bytes() != 30 {
 		t.Fatalf("len %d bytes %d", b.Len(), b.Bytes())
@@ -35,7 +36,7 @@ func TestRestoreKeepsCopiesAndIds(t *testing.T) {
 }
 
 func TestRestoreSkipsBadEntriesAndBounds(t *testing.T) {
-	x, _ := stale.New(stale.Policy{Enabled: true, MaxEntries: 2})
+	x, _ := stale.New(stale.Policy{Mode: mode.On, MaxEntries: 2})
 	x.Restore([]stale.Saved{
 		{Key: "", ID: 1, LimitMs: 1},
 		{Key: "/zero", ID: 0, LimitMs: 1},

@@ -21,6 +21,7 @@ import (
 	"errors"
 
 	"github.com/gatewaycircuit/gatewaycircuit/internal/lru"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/mode"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/policyerr"
 )
 
@@ -36,8 +37,8 @@ var ErrInvalidPolicy = errors.New("stale: invalid policy")
 
 // Policy configures the stale fallback. The zero Policy is off.
 type Policy struct {
-	// Enabled turns the stale fallback on. Off by default.
-	Enabled bool `json:"enabled"`
+	// Mode is Off (the default) or On: on, copies are kept and served.
+	Mode mode.Mode `json:"mode"`
 	// MaxEntries bounds the copies kept. Default 2 000.
 	MaxEntries int `json:"maxEntries"`
 	// MaxBytes bounds the sum of their body sizes. Default 5 MiB.
@@ -49,6 +50,7 @@ type Policy struct {
 
 // WithDefaults returns p with every zero field set to its default.
 func (p Policy) WithDefaults() Policy {
+	p.Mode = p.Mode.Or(mode.Off)
 	if p.MaxEntries == 0 {
 		p.MaxEntries = DefaultMaxEntries
 	}
@@ -63,6 +65,9 @@ func (p Policy) WithDefaults() Policy {
 
 // Validate reports the first bad field of a defaulted policy.
 func (p Policy) Validate() error {
+	if !p.Mode.In(mode.On, mode.Off) {
+		return policyerr.New(ErrInvalidPolicy, "mode", "must be on or off")
+	}
 	switch {
 	case p.MaxEntries <= 0:
 		return policyerr.New(ErrInvalidPolicy, "maxEntries", "must be > 0")
@@ -115,7 +120,7 @@ func (x *Index) Policy() Policy { return x.policy }
 // the body, or 0 to not keep it. The copy it replaces, and any it evicts, are
 // in Dropped.
 func (x *Index) Store(nowMs int64, key string, bytes int64, cacheControl string) (id uint32) {
-	if !x.policy.Enabled {
+	if x.policy.Mode == mode.Off {
 		return 0
 	}
 	cc := ParseCacheControl(cacheControl)
@@ -145,7 +150,7 @@ func (x *Index) Store(nowMs int64, key string, bytes int64, cacheControl string)
 // used. A copy past its limit is removed (its id goes to Dropped).
 func (x *Index) Lookup(nowMs int64, key string) (Copy, bool) {
 	e, ok := x.keys.Get(key)
-	if !ok || !x.policy.Enabled {
+	if !ok || x.policy.Mode == mode.Off {
 		return Copy{}, false
 	}
 	age := max(nowMs-e.storedAtMs, 0) // a clock set back makes it fresh, not negative

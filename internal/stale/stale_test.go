@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gatewaycircuit/gatewaycircuit/internal/mode"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/policyerr"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/stale"
 )
@@ -29,7 +30,7 @@ type step struct {
 	wantBytes   int64  // 0 = not checked
 }
 
-var on = stale.Policy{Enabled: true}
+var on = stale.Policy{Mode: mode.On}
 
 func run(t *testing.T, p stale.Policy, steps []step) *stale.Index {
 	t.Helper()
@@ -102,11 +103,11 @@ func TestIndexScripts(t *testing.T) {
 			{store: 100, wantID: 1},
 			{store: 100, cc: "private, No-Store", wantID: 0, wantDropped: "[1]", lookup: true, wantAge: -1},
 		}},
-		{"a body over the byte budget is not kept", stale.Policy{Enabled: true, MaxBytes: 1000}, []step{
+		{"a body over the byte budget is not kept", stale.Policy{Mode: mode.On, MaxBytes: 1000}, []step{
 			{store: 1001, wantID: 0, lookup: true, wantAge: -1},
 			{store: 1000, wantID: 1, lookup: true, wantAge: 0},
 		}},
-		{"the entry bound evicts the least recently used", stale.Policy{Enabled: true, MaxEntries: 2}, []step{
+		{"the entry bound evicts the least recently used", stale.Policy{Mode: mode.On, MaxEntries: 2}, []step{
 			{key: "a", store: 10, wantID: 1},
 			{key: "b", store: 10, wantID: 2},
 			{key: "a", lookup: true, wantAge: 0}, // a is served: now the most recent
@@ -114,7 +115,7 @@ func TestIndexScripts(t *testing.T) {
 			{key: "b", lookup: true, wantAge: -1},
 			{key: "a", lookup: true, wantAge: 0},
 		}},
-		{"the byte budget evicts until it fits", stale.Policy{Enabled: true, MaxBytes: 100}, []step{
+		{"the byte budget evicts until it fits", stale.Policy{Mode: mode.On, MaxBytes: 100}, []step{
 			{key: "a", store: 40},
 			{key: "b", store: 40},
 			{key: "c", store: 90, wantDropped: "[1 2]", wantBytes: 90},
@@ -134,7 +135,7 @@ func TestIndexScripts(t *testing.T) {
 }
 
 func TestEvictedCounts(t *testing.T) {
-	x := run(t, stale.Policy{Enabled: true, MaxEntries: 3}, []step{
+	x := run(t, stale.Policy{Mode: mode.On, MaxEntries: 3}, []step{
 		{key: "a", store: 1}, {key: "b", store: 1}, {key: "c", store: 1}, {key: "d", store: 1}, {key: "e", store: 1},
 		{key: "a", store: 1}, // replacing is not evicting
 	})

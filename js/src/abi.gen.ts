@@ -355,10 +355,152 @@ export function readAction(s: string): Action {
   return { operation, key: s };
 }
 
-/** The frames that are lists of lines. */
-// Attributes: "name=value" lines — The script tag's data-* attributes, raw, as the DOMStringMap names them (ttlMs, …); data-scope as one scope= line per prefix the shim resolved against the page.
-// Options: "name=value" lines, then "!warning" lines — The options in force (guard.ParseAttributes) and one warning per rejected attribute.
-// Pauses: "UNTIL STRIKES SERVICE" lines, each followed by "retry-after SERVICE" when the server asked for it — The 429 pauses as stored (cooldown.Encode, key gateway_cooldown_v1); the reader keeps those in force.
+/** A whole number as Go's text.Int reads it (an optional sign, decimal digits, within int64), or null. */
+export function wholeNumber(s: string): bigint | null {
+  if (!/^[+-]?\d+$/.test(s)) return null;
+  const n = BigInt(s);
+  return n >= -(2n ** 63n) && n < 2n ** 63n ? n : null;
+}
+
+/** A field of a line: its property, what starts it, what ends it ("": the rest of the line), and whether it is a whole number. */
+type LineField = readonly [name: string, before: string, after: string, int: boolean];
+
+/** Writes a line by its fields, "\n" included; a "\r" or "\n" inside a field becomes a space. */
+function formatLine(fields: readonly LineField[], v: object): string {
+  let s = "";
+  for (const [name, before, after] of fields) {
+    s += before + String((v as Record<string, unknown>)[name]).replace(/[\r\n]/g, " ") + after;
+  }
+  return s + "\n";
+}
+
+/** Option is a "name=value" line: in the Attributes frame, an attribute as the page gave it (the DOMStringMap's name: ttlMs, …), data-scope as one scope= line per prefix the shim resolved against the page, and the page's origin as pageOrigin=; in the Options frame, an option in force, as guard.ParseAttributes normalized it, then the scope again. */
+export interface Option {
+  name: string;
+  value: string;
+}
+
+const optionLine: readonly LineField[] = [["name", "", "=", false], ["value", "", "", false]];
+
+/** Reads an Option line, or null when it is not one. */
+export function parseOption(line: string): Option | null {
+  const m = /^(.*?)=(.*)$/s.exec(line);
+  return m ? { name: m[1]!, value: m[2]! } : null;
+}
+
+/** Warning is a "!text" line of the Options frame: an attribute Go refused, and the value it used instead. */
+export interface Warning {
+  text: string;
+}
+
+const warningLine: readonly LineField[] = [["text", "!", "", false]];
+
+/** Reads a Warning line, or null when it is not one. */
+export function parseWarning(line: string): Warning | null {
+  const m = /^!(.*)$/s.exec(line);
+  return m ? { text: m[1]! } : null;
+}
+
+/** Pause is an "untilMs strikes service" line of the Pauses frame: the service (a scope entry, or an origin) is paused until untilMs after strikes 429s in a row. */
+export interface Pause {
+  untilMs: number;
+  strikes: number;
+  /** never empty in a line Go wrote */
+  service: string;
+}
+
+const pauseLine: readonly LineField[] = [["untilMs", "", " ", true], ["strikes", "", " ", true], ["service", "", "", false]];
+
+/** Reads a Pause line, or null when it is not one. */
+export function parsePause(line: string): Pause | null {
+  const m = /^([+-]?\d+) ([+-]?\d+) (.*)$/s.exec(line);
+  const untilMs = m && wholeNumber(m[1]!);
+  const strikes = m && wholeNumber(m[2]!);
+  return m && untilMs !== null && strikes !== null ? { untilMs: Number(untilMs), strikes: Number(strikes), service: m[3]! } : null;
+}
+
+/** Asked is a "retry-after service" line of the Pauses frame: it follows the Pause of the service, and says the server asked for that pause with Retry-After. A reader that skips it still reads every pause right. */
+export interface Asked {
+  service: string;
+}
+
+const askedLine: readonly LineField[] = [["service", "retry-after ", "", false]];
+
+/** Reads an Asked line, or null when it is not one. */
+export function parseAsked(line: string): Asked | null {
+  const m = /^retry-after (.*)$/s.exec(line);
+  return m ? { service: m[1]! } : null;
+}
+
+/** Reads an Attributes frame: gc_configure's argument, the script tag's data-* attributes as given, the resolved scope and the page's origin. Lines that are not Option lines are skipped. */
+export function readAttributesFrame(s: string): Option[] {
+  return s.split("\n").flatMap((line) => parseOption(line) ?? []);
+}
+
+/** Writes an Attributes frame. */
+export function writeAttributesFrame(lines: readonly Option[]): string {
+  return lines.map((v) => formatLine(optionLine, v)).join("");
+}
+
+/** A line of an Options frame, by its kind. */
+export type OptionsLine = { warning: Warning } | { option: Option };
+
+/** Reads an Options frame, in order: gc_configure's answer, the options in force (guard.ParseAttributes) and one warning per refused attribute. A line of no kind is skipped. */
+export function readOptionsFrame(s: string): OptionsLine[] {
+  const lines: OptionsLine[] = [];
+  for (const line of s.split("\n")) {
+    const warning = parseWarning(line);
+    if (warning) {
+      lines.push({ warning });
+      continue;
+    }
+    const option = parseOption(line);
+    if (option) {
+      lines.push({ option });
+    }
+  }
+  return lines;
+}
+
+/** Writes an Options frame. */
+export function writeOptionsFrame(lines: readonly OptionsLine[]): string {
+  let s = "";
+  for (const l of lines) {
+    if ("warning" in l) s += formatLine(warningLine, l.warning);
+    else s += formatLine(optionLine, l.option);
+  }
+  return s;
+}
+
+/** A line of a Pauses frame, by its kind. */
+export type PausesLine = { asked: Asked } | { pause: Pause };
+
+/** Reads a Pauses frame, in order: the 429 pauses as stored (cooldown.Encode, key gateway_cooldown_v1) and as gc_pauses gives them. A line of no kind is skipped. */
+export function readPausesFrame(s: string): PausesLine[] {
+  const lines: PausesLine[] = [];
+  for (const line of s.split("\n")) {
+    const asked = parseAsked(line);
+    if (asked) {
+      lines.push({ asked });
+      continue;
+    }
+    const pause = parsePause(line);
+    if (pause) {
+      lines.push({ pause });
+    }
+  }
+  return lines;
+}
+
+/** Writes a Pauses frame. */
+export function writePausesFrame(lines: readonly PausesLine[]): string {
+  let s = "";
+  for (const l of lines) {
+    if ("asked" in l) s += formatLine(askedLine, l.asked);
+    else s += formatLine(pauseLine, l.pause);
+  }
+  return s;
+}
 
 /** gc_metric's counters, in order. */
 export const METRICS = ["network", "shortCircuited", "coalesced", "negativeHits", "staleServed", "probes", "retries", "cooledDown", "emptyReused", "evicted", "decisions"] as const;

@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { test } from "node:test";
 
 /** The lines js/src may have (counted as `wc -l` counts them). The goal is 1,800. */
-const BUDGET = 4222; // +8: the wait a server asked for is retried when it ends (a 429 retry met a pause a straggler extended)
+const BUDGET = 4121; // the line frames generated from Go; the wait a server asked for is retried when it ends
 
 test("js/src stays within its line budget", () => {
   const files = readdirSync("js/src").filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts") && !f.endsWith(".gen.ts"));

@@ -17,7 +17,7 @@
 
 import { Flag, METRICS, Quiet } from "./abi.gen.js";
 import { type Decider, createApi, noMetrics } from "./api.js";
-import { type DataAttributes, type ResolvedOptions, attributesText, type readGoOptions, readEarlyRule } from "./config.js";
+import { type DataAttributes, type ResolvedOptions, attributesText, type readGoOptions } from "./config.js";
 import { Deadlines, initWithin, timeoutOf, within } from "./deadline.js";
 import type { EarlyCall } from "./early.js";
 import type { Engine } from "./engine.js";
@@ -123,7 +123,6 @@ export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAt
 
   const mirror = new StateMirror(now, () => read(), env.changed);
   const gate = new Gate(storage, o.scope, o.maxTtlMs, now());
-  const rule = readEarlyRule(data);
   /** The answers that came before Go ran, for Go to judge when it runs. */
   const early: ((e: Engine) => boolean)[] = [];
   syncFromGate();
@@ -271,7 +270,7 @@ export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAt
       if (engine) sync(call(observe) ?? false);
       else if (status === "loading") {
         early.push(observe);
-        if (gate.armEarly(rule, finalUrl || req.url, st, at)) syncFromGate();
+        if (gate.armEarly(o, finalUrl || req.url, st, at)) syncFromGate();
       }
     };
     p.then(
@@ -358,7 +357,7 @@ export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAt
     if (r !== null && r < 0) throw new RangeError(`gatewayCircuit.arm: ${engine?.message() ?? "rejected"}`);
     if (r !== null) sync((r & Flag.Changed) !== 0);
     else {
-      gate.write(armed(rule, now(), httpStatus, ttl));
+      gate.write(armed(o, now(), httpStatus, ttl));
       syncFromGate();
     }
     return { ...mirror.get()! };

@@ -9,16 +9,16 @@
 // JS's: resolving data-scope and data-wasm against the page (the URL
 // parser), and warning about those.
 
+import { type Option, readOptionsFrame, wholeNumber, writeAttributesFrame } from "./abi.gen.js";
 import {
   ALIASES,
   HALF_OPEN_MS,
   KINDS,
   MAX_TTL_MS,
+  type Options,
   SETTINGS,
   type Setting,
-  STALE_MAX_MS,
-  TIMEOUT_MS,
-  TRIP_MIN_FAILURES,
+  type SettingName,
   TRIP_STATUSES,
   TTL_MS,
 } from "./policy.gen.js";
@@ -29,19 +29,8 @@ function statusList(v: string): number[] {
 }
 
 // Pure calls (droppable where unused, as in the tag's file).
-export const DEFAULT_TTL_MS = /* @__PURE__ */ (() => Number(TTL_MS.def))();
 export const DEFAULT_MAX_TTL_MS = /* @__PURE__ */ (() => Number(MAX_TTL_MS.def))();
 export const DEFAULT_TRIP_STATUSES: readonly number[] = /* @__PURE__ */ (() => statusList(TRIP_STATUSES.def))();
-export const DEFAULT_STALE_MAX_MS = /* @__PURE__ */ (() => Number(STALE_MAX_MS.def))();
-/** internal/guard.DefaultTimeoutMs: ky's 10 s (the README says why). */
-export const DEFAULT_TIMEOUT_MS = /* @__PURE__ */ (() => Number(TIMEOUT_MS.def))();
-
-/** A whole number as Go's text.Int reads it (an optional sign, decimal digits, within int64), or null. */
-export function wholeNumber(s: string): bigint | null {
-  if (!/^[+-]?\d+$/.test(s)) return null;
-  const n = BigInt(s);
-  return n >= -(2n ** 63n) && n < 2n ** 63n ? n : null;
-}
 
 /** The value Go puts in force for `raw` (before caps): its normal form, or the default when absent, blank or refused. */
 function checked(s: Setting, raw: string | undefined): string {
@@ -73,87 +62,52 @@ export function readSettings(data: DataAttributes, only: readonly Setting[]): Re
   return values;
 }
 
+/** How long a circuit is armed (Go's Arm): the TTL, its cap, and the half-open time after it. */
+export type CircuitTimes = Pick<Options, "ttlMs" | "maxTtlMs" | "halfOpenMs">;
+
 /**
  * The smallest part of Go's trip rule, for the answers that come before the
  * wasm runs: an in-scope trip status arms the stored circuit for the TTL
- * (capped) at once, when Go's rule would arm on one failure. Go judges those
- * answers again with its whole rule when it runs.
+ * (capped) at once, when Go's rule would arm on one failure
+ * (tripMinFailures 1). Go judges those answers again with its whole rule
+ * when it runs.
  */
-export interface EarlyRule extends CircuitTimes {
-  tripStatuses: number[];
-  /** Go's rule arms on a single failure (data-trip-min-failures is 1). */
-  armsAtOnce: boolean;
-}
-
-export function readEarlyRule(data: DataAttributes): EarlyRule {
-  const v = readSettings(data, [TRIP_STATUSES, TRIP_MIN_FAILURES]);
-  return { ...readCircuitTimes(data), tripStatuses: statusList(v.tripStatuses!), armsAtOnce: v.tripMinFailures === "1" };
-}
-
-/** How long a circuit is armed (Go's Arm): the TTL, its cap, and the half-open time after it. */
-export interface CircuitTimes {
-  ttlMs: number;
-  maxTtlMs: number;
-  halfOpenMs: number;
-}
+export type EarlyRule = CircuitTimes & Pick<Options, "tripStatuses" | "tripMinFailures">;
 
 export function readCircuitTimes(data: DataAttributes): CircuitTimes {
   const v = readSettings(data, [TTL_MS, MAX_TTL_MS, HALF_OPEN_MS]);
   return { ttlMs: Number(v.ttlMs), maxTtlMs: Number(v.maxTtlMs), halfOpenMs: Number(v.halfOpenMs) };
 }
 
-export interface ResolvedOptions {
+/** The options in force (Go's, once it runs), with what only JS resolves: the scope and the wasm's URL. */
+export interface ResolvedOptions extends Options {
   /** Where the wasm is, or null to run the JS gate only. */
   wasmUrl: string | null;
   /** Absolute URL prefixes the circuit guards. */
   scope: string[];
-  ttlMs: number;
-  maxTtlMs: number;
-  tripStatuses: number[];
-  /** Serve the last good copy of a GET when the gateway fails. Opt-in. */
-  stale: boolean;
-  /** How old a stale copy may be (a server's stale-if-error overrides). */
-  staleMaxMs: number;
-  /** Share identical in-flight GETs. */
-  coalesce: boolean;
-  /** Remember failed GETs for a while. */
-  negativeCache: boolean;
-  /** Pause a service after a 429. */
-  cooldown: boolean;
-  /** One half-open probe when the circuit's time is up. */
-  probe: boolean;
-  /** Idempotency keys on in-scope POST/PUT/PATCH/DELETE. */
-  idempotency: boolean;
-  /** Cache GETs that keep answering empty for longer (60 s after 3, 120 s after 5). Opt-in. */
-  emptyTtl: boolean;
-  /** The deadline of an in-scope request, until its answer's headers (a call's own `timeout` overrides it). */
-  timeoutMs: number;
 }
 
 /** The data-* attributes of the script tag (a DOMStringMap). */
-export type DataAttributes = Partial<
-  Record<
-    | "wasm"
-    | "scope"
-    | "ttlMs"
-    | "maxTtlMs"
-    | "tripStatuses"
-    | "stale"
-    | "staleMaxMs"
-    | "coalesce"
-    | "negativeCache"
-    | "cooldown"
-    | "probe"
-    | "idempotency"
-    | "emptyTtl"
-    | "tripWindowMs"
-    | "tripMinFailures"
-    | "halfOpenMs"
-    | "timeoutMs"
-    | "load",
-    string
-  >
->;
+export type DataAttributes = Partial<Record<SettingName | "wasm" | "scope" | "load", string>>;
+
+/** Settings' values, as text by name, as options (a switch is on unless "off"). */
+function typed(values: Readonly<Record<string, string>>): Partial<Options> {
+  const options: Record<string, unknown> = {};
+  for (const s of SETTINGS) {
+    const v = values[s.name];
+    if (v === undefined || v === "") continue;
+    const k = KINDS[s.kind]!;
+    options[s.name] = k.words.length ? v !== "off" : k.list ? statusList(v) : Number(v);
+  }
+  return options;
+}
+
+/** The options of a module that guards nothing (the pass-through): every default, every switch off. */
+export function inertOptions(): ResolvedOptions {
+  const off: Record<string, string> = {};
+  for (const s of SETTINGS) if (KINDS[s.kind]!.words.length) off[s.name] = "off";
+  return { wasmUrl: null, scope: [], ...(typed(readSettings(off, SETTINGS)) as Options) };
+}
 
 export function readOptions(
   data: DataAttributes,
@@ -161,10 +115,6 @@ export function readOptions(
   scriptSrc?: string,
 ): { options: ResolvedOptions; problems: string[] } {
   const problems: string[] = [];
-  const v = readSettings(data, SETTINGS);
-  const on = (name: string) => v[name] !== "off";
-  const { ttlMs, maxTtlMs, tripStatuses } = readEarlyRule(data);
-
   const scope = resolveScope(data.scope, base);
   problems.push(...scope.problems);
 
@@ -180,56 +130,36 @@ export function readOptions(
     problems.push("data-wasm is missing; running without the wasm");
   }
 
-  return {
-    options: {
-      wasmUrl,
-      scope: scope.prefixes,
-      ttlMs,
-      maxTtlMs,
-      tripStatuses,
-      stale: on("stale"),
-      staleMaxMs: Number(v.staleMaxMs),
-      coalesce: on("coalesce"),
-      negativeCache: on("negativeCache"),
-      cooldown: on("cooldown"),
-      probe: on("probe"),
-      idempotency: on("idempotency"),
-      emptyTtl: on("emptyTtl"),
-      timeoutMs: Number(v.timeoutMs),
-    },
-    problems,
-  };
+  const options = typed(readSettings(data, SETTINGS)) as Options;
+  return { options: { wasmUrl, scope: scope.prefixes, ...options }, problems };
 }
 
 /**
- * The Config frame for Go: the attributes as given (one line each, newlines
- * flattened), with data-scope replaced by its resolved prefixes.
+ * The Attributes frame for Go: the attributes as given, with data-scope
+ * replaced by its resolved prefixes, and the page's origin.
  */
 export function attributesText(data: DataAttributes, o: ResolvedOptions, pageOrigin = ""): string {
-  let text = "";
-  for (const [k, v] of Object.entries(data)) {
-    if (k === "scope" || k === "wasm" || typeof v !== "string") continue;
-    text += `${k}=${v.replace(/[\r\n]/g, " ")}\n`;
+  const lines: Option[] = [];
+  for (const [name, value] of Object.entries(data)) {
+    if (name !== "scope" && name !== "wasm" && typeof value === "string") lines.push({ name, value });
   }
-  for (const s of o.scope) text += `scope=${s}\n`;
-  if (pageOrigin) text += `pageOrigin=${pageOrigin}\n`;
-  return text;
+  for (const value of o.scope) lines.push({ name: "scope", value });
+  if (pageOrigin) lines.push({ name: "pageOrigin", value: pageOrigin });
+  return writeAttributesFrame(lines);
 }
 
 /**
- * Go's Options frame ("name=value" lines, "!warning" lines) over the JS view:
- * each option Go names replaces the one of the same name, read as its type
- * (a switch is on unless "off": "always" and "cross-origin" are on too); the
- * scope and the wasm's URL stay JS's.
+ * Go's Options frame over the JS view: each option Go names replaces the
+ * one of the same name, read by its setting's kind (a switch is on unless
+ * "off": "always" and "cross-origin" are on too); the scope and the wasm's
+ * URL stay JS's.
  */
 export function readGoOptions(frame: string, o: ResolvedOptions): { options: ResolvedOptions; warnings: string[] } {
   const warnings: string[] = [];
-  const options: Record<string, unknown> = { ...o };
-  for (const line of frame.split("\n")) {
-    const [, k = "", v = ""] = /^(\w+)=(.*)$/.exec(line) ?? [];
-    const was = Object.prototype.hasOwnProperty.call(options, k) ? options[k] : null;
-    if (line.startsWith("!")) warnings.push(line.slice(1));
-    else if (v !== "" && was !== null) options[k] = typeof was === "boolean" ? v !== "off" : typeof was === "number" ? Number(v) : k === "tripStatuses" ? statusList(v) : was;
+  const values: Record<string, string> = {};
+  for (const l of readOptionsFrame(frame)) {
+    if ("warning" in l) warnings.push(l.warning.text);
+    else values[l.option.name] = l.option.value;
   }
-  return { options: options as unknown as ResolvedOptions, warnings };
+  return { options: { ...o, ...typed(values) }, warnings };
 }

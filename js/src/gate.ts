@@ -102,7 +102,7 @@ export class Gate {
    * failure and the circuit is not armed already. Returns whether it armed.
    */
   armEarly(rule: EarlyRule, url: string, status: number, now: number): boolean {
-    if (!rule.armsAtOnce || !rule.tripStatuses.includes(status) || !inScope(url, this.scope)) return false;
+    if (rule.tripMinFailures !== 1 || !rule.tripStatuses.includes(status) || !inScope(url, this.scope)) return false;
     if (this.stored && now < this.stored.until) return false; // a straggler of the burst that armed it
     this.write(armed(rule, now, status));
     this.provisional = readRaw(this.storage);

@@ -6,14 +6,7 @@
 // behaviour, so a queryFn or retry built from it means the same thing on
 // both sides of a render.
 
-import {
-  DEFAULT_MAX_TTL_MS,
-  DEFAULT_STALE_MAX_MS,
-  DEFAULT_TRIP_STATUSES,
-  DEFAULT_TIMEOUT_MS,
-  DEFAULT_TTL_MS,
-  type ResolvedOptions,
-} from "./config.js";
+import { inertOptions } from "./config.js";
 import { type Decider, createApi, noMetrics } from "./api.js";
 import { createFetchJSON, createRetry, createRetryDelay } from "./query.js";
 import type { GatewayCircuit } from "./types.js";
@@ -24,22 +17,7 @@ const plainFetch: typeof fetch = (input, init) => globalThis.fetch(input, init);
 
 /** A GatewayCircuit that guards nothing; `reason` is its `error`. */
 export function createPassthrough(reason: Error): GatewayCircuit {
-  const options: ResolvedOptions = Object.freeze({
-    wasmUrl: null,
-    scope: [],
-    ttlMs: DEFAULT_TTL_MS,
-    maxTtlMs: DEFAULT_MAX_TTL_MS,
-    tripStatuses: [...DEFAULT_TRIP_STATUSES],
-    stale: false,
-    staleMaxMs: DEFAULT_STALE_MAX_MS,
-    coalesce: false,
-    negativeCache: false,
-    cooldown: false,
-    probe: false,
-    idempotency: false,
-    emptyTtl: false,
-    timeoutMs: DEFAULT_TIMEOUT_MS,
-  });
+  const options = Object.freeze(inertOptions());
   const plain: Decider = {
     fetch: plainFetch,
     read: () => null,

@@ -52,6 +52,45 @@ export const IDEMPOTENCY: Setting = { name: "idempotency", def: "on", kind: 5, c
 export const EMPTY_TTL: Setting = { name: "emptyTtl", def: "off", kind: 3, capBy: "" };
 export const TIMEOUT_MS: Setting = { name: "timeoutMs", def: "10000", kind: 0, capBy: "" };
 
+/** A setting's name: the data-* attribute as the DOMStringMap names it. */
+export type SettingName = "ttlMs" | "maxTtlMs" | "tripStatuses" | "tripWindowMs" | "tripMinFailures" | "tripBurstMs" | "halfOpenMs" | "stale" | "staleMaxMs" | "coalesce" | "negativeCache" | "cooldown" | "probe" | "idempotency" | "emptyTtl" | "timeoutMs";
+
+/** The options in force, one per setting: a switch is on unless "off" ("always" and "cross-origin" are on too), a list is its numbers. */
+export interface Options {
+  /** How long a trip arms the circuit. data-ttl-ms, default 120000. */
+  ttlMs: number;
+  /** The cap on every TTL, stored deadlines included. data-max-ttl-ms, default 600000. */
+  maxTtlMs: number;
+  /** The HTTP statuses that arm the circuit. data-trip-statuses, default 502,503,504. */
+  tripStatuses: number[];
+  /** The window in which tripMinFailures trip statuses arm. data-trip-window-ms, default 3000. */
+  tripWindowMs: number;
+  /** Trip statuses within the window, with no success between, that arm. data-trip-min-failures, default 1. */
+  tripMinFailures: number;
+  /** Requests sent this close together are one burst, in flight together for the trip rule. data-trip-burst-ms, default 250. */
+  tripBurstMs: number;
+  /** How long after the TTL the outage is remembered (one probe decides). data-half-open-ms, default data-max-ttl-ms. */
+  halfOpenMs: number;
+  /** Serve the last good copy of a GET when the gateway fails. Opt-in. data-stale, default off. */
+  stale: boolean;
+  /** How old a stale copy may be (a server's stale-if-error overrides). data-stale-max-ms, default 3600000. */
+  staleMaxMs: number;
+  /** Share identical in-flight GETs. data-coalesce, default on. */
+  coalesce: boolean;
+  /** Remember failed GETs for a while ("always": after every failure, not only after an outage). data-negative-cache, default on. */
+  negativeCache: boolean;
+  /** Pause a service after a 429. data-cooldown, default on. */
+  cooldown: boolean;
+  /** One half-open probe when the circuit's time is up. data-probe, default on. */
+  probe: boolean;
+  /** Idempotency keys on in-scope POST/PUT/PATCH/DELETE ("cross-origin": to other origins in scope too). data-idempotency, default on. */
+  idempotency: boolean;
+  /** Cache GETs that keep answering empty for longer (60 s after 3, 120 s after 5). Opt-in. data-empty-ttl, default off. */
+  emptyTtl: boolean;
+  /** The deadline of an in-scope request, until its answer's headers (a call's own `timeout` overrides it). data-timeout-ms, default 10000. */
+  timeoutMs: number;
+}
+
 /** Every setting, in Go's order. */
 export const SETTINGS: readonly Setting[] = [TTL_MS, MAX_TTL_MS, TRIP_STATUSES, TRIP_WINDOW_MS, TRIP_MIN_FAILURES, TRIP_BURST_MS, HALF_OPEN_MS, STALE, STALE_MAX_MS, COALESCE, NEGATIVE_CACHE, COOLDOWN, PROBE, IDEMPOTENCY, EMPTY_TTL, TIMEOUT_MS];
 
@@ -60,8 +99,7 @@ export const STORAGE_KEY = "gateway_circuit_v1";
 export const MAX_PAYLOAD_LEN = 1024;
 export const MAX_STRIKES = 16;
 
-/** The stored 429 pauses (cooldown.Restore): "untilMs strikes service" lines, each maybe followed by ASKED_PREFIX + service. */
+/** The stored 429 pauses (cooldown.Restore): a Pauses frame (abi.gen.ts) under COOLDOWN_KEY; a line with more strikes is skipped; a pause is clamped to MAX_PAUSE_MS from now. */
 export const COOLDOWN_KEY = "gateway_cooldown_v1";
-export const ASKED_PREFIX = "retry-after ";
 export const MAX_STORED_STRIKES = 64;
 export const MAX_PAUSE_MS = 1800000;

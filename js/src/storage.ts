@@ -4,9 +4,8 @@
 // already write it), MAX_PAYLOAD_LEN (longer payloads, in UTF-16 code units,
 // are malformed), MAX_STRIKES.
 
-import { wholeNumber } from "./config.js";
+import { readPausesFrame } from "./abi.gen.js";
 import {
-  ASKED_PREFIX,
   COOLDOWN_KEY,
   KINDS,
   MAX_PAUSE_MS,
@@ -47,24 +46,21 @@ export interface StorageLike {
   removeItem(key: string): void;
 }
 
-const hasOwn = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
-
-/** The entry's required fields, and the parsed object for the optional ones. */
-function readEntry(raw: string): { state: CircuitState; o: Record<string, unknown> } | null {
+/** The stored entry as an object, or null when it is too long or not a JSON object. */
+function parseEntry(raw: string): Record<string, unknown> | null {
   if (raw.length > MAX_PAYLOAD_LEN) return null;
-  let v: unknown;
   try {
-    v = JSON.parse(raw);
+    const v: unknown = JSON.parse(raw);
+    return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
   } catch {
     return null;
   }
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return null;
-  const o = v as Record<string, unknown>;
-  const until = hasOwn(o, "until") ? o.until : undefined;
-  const httpStatus = hasOwn(o, "httpStatus") ? o.httpStatus : undefined;
-  if (typeof until !== "number" || !Number.isInteger(until)) return null;
-  if (typeof httpStatus !== "number" || !isHttpStatus(httpStatus)) return null;
-  return { state: { until, httpStatus }, o };
+}
+
+/** An own field of the entry that is a whole number, or null (absent, or anything else). */
+function intField(o: Record<string, unknown>, k: string): number | null {
+  const v = Object.prototype.hasOwnProperty.call(o, k) ? o[k] : undefined;
+  return Number.isInteger(v) ? (v as number) : null;
 }
 
 export function isHttpStatus(n: unknown): n is number {
@@ -86,24 +82,23 @@ export function restorePhase(
   maxTtlMs: number,
 ): { phase: Phase; stored: StoredCircuit | null; action: RestoreAction } {
   if (raw === null) return { phase: "closed", stored: null, action: "none" };
-  const entry = readEntry(raw);
-  if (entry === null) return { phase: "closed", stored: null, action: "remove" };
-  const { state: s, o } = entry;
-  const int = (k: string) => {
-    const v = hasOwn(o, k) ? o[k] : undefined;
-    return typeof v === "number" && Number.isInteger(v) ? v : null;
+  const o = parseEntry(raw) ?? {};
+  const until = intField(o, "until");
+  const httpStatus = intField(o, "httpStatus");
+  if (until === null || !isHttpStatus(httpStatus)) return { phase: "closed", stored: null, action: "remove" };
+  const strikes = Math.max(0, intField(o, "strikes") ?? 0);
+  const halfOpenUntil = intField(o, "halfOpenUntil") ?? 0;
+  const clamped = Math.min(until, now + maxTtlMs);
+  const stored = {
+    until: clamped,
+    httpStatus,
+    strikes: Math.min(strikes, MAX_STRIKES),
+    halfOpenUntil: Math.min(halfOpenUntil, clamped + maxTtlMs),
   };
-  let changed = false;
-  let strikes = int("strikes") ?? 0;
-  if (strikes < 0) strikes = 0;
-  if (strikes > MAX_STRIKES) [strikes, changed] = [MAX_STRIKES, true];
-  let until = s.until;
-  if (until > now + maxTtlMs) [until, changed] = [now + maxTtlMs, true];
-  let halfOpenUntil = int("halfOpenUntil") ?? 0;
-  if (halfOpenUntil > until + maxTtlMs) [halfOpenUntil, changed] = [until + maxTtlMs, true];
-  const phase: Phase = now < until ? "open" : now < halfOpenUntil ? "halfOpen" : "closed";
+  const phase: Phase = now < clamped ? "open" : now < stored.halfOpenUntil ? "halfOpen" : "closed";
   if (phase === "closed") return { phase, stored: null, action: "remove" };
-  return { phase, stored: { until, httpStatus: s.httpStatus, strikes, halfOpenUntil }, action: changed ? "rewrite" : "keep" };
+  const changed = clamped !== until || stored.strikes !== strikes || stored.halfOpenUntil !== halfOpenUntil;
+  return { phase, stored, action: changed ? "rewrite" : "keep" };
 }
 
 /** The stored format, with the optional fields only when set. */
@@ -161,26 +156,23 @@ export interface Pause {
 
 /**
  * The pauses in force at `now`, for the pre-ready gate, read as Go's
- * cooldown.Restore reads the lines under COOLDOWN_KEY ("untilMs strikes
- * service", then maybe ASKED_PREFIX + service): a line that does not parse,
- * or with more strikes than Go stores, is skipped; a later line for a service
- * replaces an earlier one; a pause further than `maxPauseMs` away is
- * clamped, like the circuit's deadline.
+ * cooldown.Restore reads the Pauses frame under COOLDOWN_KEY: a pause with
+ * more strikes than Go stores, or no service, is skipped; a later pause of a
+ * service replaces an earlier one, and an Asked line marks the pause before
+ * it; a pause further than `maxPauseMs` away is clamped, like the circuit's
+ * deadline.
  */
 export function readPauses(raw: string | null, now: number, maxPauseMs = MAX_PAUSE_MS): Pause[] {
   const byService = new Map<string, Pause>();
-  for (const line of (raw ?? "").split("\n")) {
-    if (line.startsWith(ASKED_PREFIX)) {
-      const p = byService.get(line.slice(ASKED_PREFIX.length));
+  for (const l of readPausesFrame(raw ?? "")) {
+    if ("asked" in l) {
+      const p = byService.get(l.asked.service);
       if (p) byService.set(p.service, { ...p, serverAsked: true });
       continue;
     }
-    const [until, strikes, ...rest] = line.split(" ");
-    const service = rest.join(" ");
-    const u = wholeNumber(until!);
-    const n = wholeNumber(strikes ?? "");
-    if (u === null || n === null || n < 0n || n > BigInt(MAX_STORED_STRIKES) || service === "") continue;
-    const p = { service, until: Math.min(Number(u), now + maxPauseMs), serverAsked: false };
+    const { untilMs, strikes, service } = l.pause;
+    if (strikes < 0 || strikes > MAX_STORED_STRIKES || service === "") continue;
+    const p = { service, until: Math.min(untilMs, now + maxPauseMs), serverAsked: false };
     if (now >= p.until + maxPauseMs) continue; // long forgotten
     byService.delete(service);
     byService.set(service, p);

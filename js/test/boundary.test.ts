@@ -154,6 +154,44 @@ test("Cooling: a 429 with a long Retry-After pauses the service", async () => {
   assert.equal(gc.blocking().pauses.length, 1);
 });
 
+test("the Pauses frame: Go's pauses reach blocking(), with until when, and whether the server asked (its Asked line)", async () => {
+  const { gc, net, clock } = await boot({ scope: "/api/,/other/" });
+  const a = gc.fetch("/api/c", decided);
+  (await net.nth(1)).answer(new Response("", { status: 429, headers: { "retry-after": "120" } }));
+  await a;
+  const b = gc.fetch("/other/c", decided);
+  (await net.nth(2)).answer(new Response("", { status: 429, headers: { "retry-after": "1" } })); // waited out, retried once
+  const retry = await net.nth(3);
+  clock.now += 1000;
+  retry.answer(new Response("", { status: 429 })); // the module chooses the pause
+  await b;
+  const pauses = [...gc.blocking().pauses].sort((x, y) => x.service.localeCompare(y.service));
+  assert.equal(pauses.length, 2, JSON.stringify(pauses));
+  assert.deepEqual(pauses[0], { service: "http://app.test/api/", until: clock.now - 1000 + 120_000, serverAsked: true });
+  assert.equal(pauses[1]!.service, "http://app.test/other/");
+  assert.equal(pauses[1]!.serverAsked, false);
+});
+
+test("the Attributes and Options frames: Go's options reach gc.options, refused attributes are warned about, a newline stays inside its attribute", async () => {
+  const warned: string[] = [];
+  const warn = console.warn;
+  console.warn = (m: string) => warned.push(m);
+  try {
+    const { gc } = await boot({ ttlMs: "900000", probe: "maybe\nttlMs=1", tripStatuses: "408, 502", negativeCache: "ALWAYS", stale: "True" });
+    assert.equal(gc.options.ttlMs, 600_000); // capped by data-max-ttl-ms, not 1
+    assert.equal(gc.options.probe, true);
+    assert.deepEqual(gc.options.tripStatuses, [408, 502]);
+    assert.equal(gc.options.negativeCache, true);
+    assert.equal(gc.options.stale, true);
+    assert.deepEqual(gc.options.scope, ["http://app.test/api/"]);
+    assert.equal(warned.length, 2, warned.join("\n"));
+    assert.match(warned[0]!, /data-probe: "maybe ttlMs=1" is not on or off; using on/);
+    assert.match(warned[1]!, /data-ttl-ms: 900000 exceeds data-max-ttl-ms 600000/);
+  } finally {
+    console.warn = warn;
+  }
+});
+
 test("Retry: a 429 with a short Retry-After is sent once more after it", async () => {
   const { gc, net } = await boot();
   const a = gc.fetch("/api/r", decided);
