@@ -17,7 +17,9 @@
 // the line).
 
 import assert from "node:assert/strict";
+import { existsSync, readFileSync } from "node:fs";
 import { createServer } from "node:http";
+import { brotliCompressSync } from "node:zlib";
 import { after, before, describe, test } from "node:test";
 import { build } from "esbuild";
 import { engine, injectingProxy, launch } from "./driver/index.mjs";
@@ -39,9 +41,14 @@ async function startPages() {
   const bundle = (
     await build({ stdin: { contents: BUNDLE, resolveDir: root }, bundle: true, format: "iife", globalName: "Lib", target: "es2020", write: false, logLevel: "warning" })
   ).outputFiles[0].text;
+  const bundleBr = brotliCompressSync(bundle);
   const server = createServer(async (req, res) => {
     const url = new URL(req.url, "http://x");
     const noStore = { "cache-control": "no-store" };
+    // Brotli where the browser takes it, as a CDN serves the files (the dist's .br beside each): it matters under throttling.
+    const br = /\bbr\b/.test(req.headers["accept-encoding"] ?? "");
+    const encoded = (type, plain, compressed) =>
+      br ? res.writeHead(200, { "content-type": type, "content-encoding": "br", vary: "accept-encoding", ...noStore }).end(compressed) : res.writeHead(200, { "content-type": type, ...noStore }).end(plain);
     if (url.pathname === "/matrix.html") {
       const q = url.searchParams;
       const csp = flags.trustedTypes ? { "content-security-policy": "require-trusted-types-for 'script'" } : {};
@@ -50,7 +57,7 @@ async function startPages() {
     }
     // The healthy API behind nginx's proxy, limit* and flaky scenarios.
     if (url.pathname.startsWith("/api/")) return res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ path: url.pathname }));
-    if (url.pathname === "/matrix-bundle.js") return res.writeHead(200, { "content-type": "text/javascript", ...noStore }).end(bundle);
+    if (url.pathname === "/matrix-bundle.js") return encoded("text/javascript", bundle, bundleBr);
     const file = moduleFile(url.pathname);
     const missing =
       (flags.tagMissing && url.pathname === "/gateway-circuit.js") ||
@@ -58,6 +65,8 @@ async function startPages() {
       (flags.facadeMissing && url.pathname.startsWith("/gateway-circuit-facade."));
     if (!file || missing) return res.writeHead(404, noStore).end();
     if (url.pathname.endsWith(".wasm") && flags.wasmDelayMs) await sleep(flags.wasmDelayMs);
+    const brFile = `${root}dist${url.pathname}.br`;
+    if (br && existsSync(brFile)) return encoded(file.type, file.body, readFileSync(brFile));
     res.writeHead(200, { "content-type": file.type, ...noStore }).end(file.body);
   });
   return listenLoopback(server);
@@ -74,9 +83,13 @@ async function startPages() {
  */
 const LIMIT = { rate: "3r/s", burst: 2 };
 
+/** DevTools' "Slow 4G" preset: 562.5 ms RTT, 180 KB/s down, 84 KB/s up (bytes per second). */
+const SLOW_4G = { latency: 150 * 3.75, downloadThroughput: (1.6e6 / 8) * 0.9, uploadThroughput: (750e3 / 8) * 0.9 };
+
 /**
  * The rows. Each: id, what (the table's words), nginx (startNginx options),
- * baseline ("defaults" or "breaker"), every (runs in every engine), n, ttl,
+ * baseline ("defaults" or "breaker"), every (runs in every engine),
+ * chromiumOnly, throttle (DevTools' network throttling, Chromium), n, ttl,
  * and run(s), the script, the same for both set-ups; s has the page and nginx
  * and records into s.out {requests, failed, reloads?, perClick?, overlay?}.
  */
@@ -230,6 +243,21 @@ const ROWS = [
     },
   },
   {
+    // The real thing slow-start simulates: DevTools' Slow 4G on every load
+    // (the wasm takes seconds to come), F5 every 2.5 s.
+    id: "slow-4g",
+    what: "Slow 4G (562 ms RTT, 180 KB/s), 502 from the start, F5 every 2.5 s ×5",
+    nginx: { scenario: "dead" },
+    baseline: "breaker",
+    throttle: SLOW_4G,
+    chromiumOnly: true,
+    run: async (s) => {
+      await s.load();
+      await s.reloads(5, { everyMs: 2500 });
+      s.out.failed = (await s.settled()).error;
+    },
+  },
+  {
     id: "facade-404",
     what: "the facade's file 404s while a circuit is stored, F5 ×5",
     nginx: { scenario: "dead" },
@@ -279,6 +307,7 @@ async function runRow(row, variant) {
   const proxy = await injectingProxy(nginx.url);
   const context = await browser.newContext();
   const page = await context.newPage();
+  if (row.throttle) await page.throttle(row.throttle);
   const query = new URLSearchParams({ variant, n: String(row.n ?? 10), ttl: String(row.ttl ?? 120_000) });
   const api = () => nginx.count("/api/");
   const s = {
@@ -292,13 +321,16 @@ async function runRow(row, variant) {
     /**
      * n reloads, each once the page settled, or every `everyMs`; with
      * `now`, the first at once (F5 while the last call is still failing).
-     * Counts their requests.
+     * Counts their requests: from the first F5 on, since a load's requests
+     * queued behind the browser's six connections per host reach nginx after
+     * its load event (on a slow network, seconds after).
      */
     async reloads(n, { everyMs, now = false } = {}) {
-      const before = await api();
+      let before = await api();
       for (let i = 0; i < n; i++) {
         if (everyMs) await sleep(everyMs);
         else if (i > 0 || !now) await s.settled();
+        if (i === 0) before = await api();
         await page.reload();
       }
       if (!everyMs) await s.settled();

@@ -19,14 +19,24 @@ export async function launch() {
     version: browser.version(),
     newContext: async () => {
       const context = await browser.newContext();
-      return { newPage: async () => wrap(await context.newPage()), close: () => context.close() };
+      return { newPage: async () => wrap(await context.newPage(), context), close: () => context.close() };
     },
     close: () => browser.close(),
   };
 }
 
-function wrap(page) {
+function wrap(page, context) {
   return {
+    /**
+     * DevTools' network throttling (Network.emulateNetworkConditions: latency
+     * in ms, throughputs in bytes/s) for this tab, from now on: it holds
+     * across reloads and navigations, as it does in DevTools.
+     */
+    throttle: async (conditions) => {
+      const cdp = await context.newCDPSession(page);
+      await cdp.send("Network.enable");
+      await cdp.send("Network.emulateNetworkConditions", { offline: false, ...conditions });
+    },
     goto: (url) => page.goto(url).then(() => {}),
     reload: () => page.reload().then(() => {}),
     evaluate: (fn, arg) => page.evaluate(fn, arg),

@@ -22,7 +22,9 @@
  * Also on every page: click(selector) (a real click through the driver; in
  * Firefox the element's own click(), see firefox.mjs),
  * dispatchEvent(selector, type), textContent(selector), isVisible(selector),
- * screenshot(path). For pages served through injectingProxy (inject.mjs),
+ * screenshot(path); in Chromium, throttle({latency, downloadThroughput,
+ * uploadThroughput}) (DevTools' network throttling, for every later load of
+ * the tab). For pages served through injectingProxy (inject.mjs),
  * which is how WebKit gets them at all:
  *
  *   await context.addInitScript(fn, arg)  // runs before the page's own scripts on every load in the context
@@ -120,6 +122,10 @@ function page(raw, bindingFor) {
       await raw.reload();
     },
     evaluate: (fn, arg) => raw.evaluate(fn, arg),
+    throttle: (conditions) => {
+      if (!raw.throttle) throw new Error(`page.throttle(): network throttling needs Chromium (CDP), not ${engine}`);
+      return raw.throttle(conditions);
+    },
     waitForFunction: (fn, arg, { timeout = DEFAULT_TIMEOUT } = {}) => raw.waitForFunction(fn, arg, timeout).then(() => {}),
     click: (selector) => raw.click(selector),
     dispatchEvent: (selector, type) => element(selector, type).then(() => {}),
