@@ -87,6 +87,23 @@ var settings = []setting{
 // carries it out.
 const DefaultTimeoutMs = 10_000
 
+// TimeoutStatus is what a request past its deadline counts as for the trip
+// rule: the 504 a gateway gives a request it could not serve in time.
+const TimeoutStatus = 504
+
+// HangNoticeMs is when the page's last word says the gateway hangs: if the
+// page goes away (pagehide: F5, a navigation) while an in-scope request has
+// been unanswered this long, and nothing was answered since it was sent (a
+// slow endpoint among answering ones is not a hang), the glue arms the
+// circuit with TimeoutStatus for one deadline — the time the next load's
+// requests would hang in turn. That load sends nothing, and the half-open
+// probe asks once after it. Without this, a person who presses F5 every few
+// seconds sends every query each time, and no request ever lives long enough
+// to meet its deadline. 1 s is about where a person reaches for F5. Requests
+// whose caller gave them a deadline longer than the page's (a long poll) are
+// expected to wait and say nothing.
+const HangNoticeMs = 1000
+
 type kind int
 
 const (

@@ -111,6 +111,10 @@ func PolicyTypeScript() string {
 	w("export const COOLDOWN_KEY = ", q(cooldown.StorageKey), ";")
 	w("export const MAX_STORED_STRIKES = ", n(cooldown.MaxStoredStrikes), ";")
 	w("export const MAX_PAUSE_MS = ", n(cooldown.DefaultMaxPauseMs), ";")
+	w()
+	w("/** The deadline (TIMEOUT_MS): a request past it fails as TIMEOUT_STATUS; one unanswered HANG_NOTICE_MS when the page goes away, with nothing answered since, arms TIMEOUT_STATUS for one deadline (internal/guard HangNoticeMs). */")
+	w("export const TIMEOUT_STATUS = ", n(TimeoutStatus), ";")
+	w("export const HANG_NOTICE_MS = ", n(HangNoticeMs), ";")
 	return b.String()
 }
 

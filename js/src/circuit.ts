@@ -29,6 +29,7 @@ import { type GateView, gateView, MUTATIONS, readCall } from "./request.js";
 import { synthetic } from "./responses.js";
 import { inScope } from "./scope.js";
 import { StateMirror } from "./state.js";
+import { TIMEOUT_STATUS } from "./policy.gen.js";
 import { parked } from "./wait.js";
 import { type CircuitState, type StorageLike, readPauses, readRaw, writeRaw } from "./storage.js";
 import type { GatewayCircuit, Metrics, ModuleStatus } from "./types.js";
@@ -275,7 +276,7 @@ export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAt
     };
     p.then(
       (res) => learn(statusOf(res), res.headers.get("retry-after") ?? "", res.redirected ? res.url : ""),
-      () => learn(timedOut() ? 504 : 0, "", ""),
+      () => learn(timedOut() ? TIMEOUT_STATUS : 0, "", ""),
     );
   }
 
@@ -322,7 +323,7 @@ export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAt
    * request ever lives long enough to meet its deadline.
    */
   function hide() {
-    if (core.deadlines.hanging(now(), options.timeoutMs) && !read()) arm(504, options.timeoutMs);
+    if (core.deadlines.hanging(now(), options.timeoutMs) && !read()) arm(TIMEOUT_STATUS, options.timeoutMs);
   }
 
   /** Holds a request until the wasm runs (at most HOLD_MS), then sends it through Go, or as it is. */

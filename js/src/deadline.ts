@@ -10,14 +10,33 @@
 // the circuit for one deadline, so the next load does not send everything
 // again into the hang.
 
+import { HANG_NOTICE_MS } from "./policy.gen.js";
 import { abortReason, initFor } from "./request.js";
 import type { GatewayRequestInit } from "./types.js";
 
 /** setTimeout's longest delay; a longer deadline is this. */
 const MAX_DELAY_MS = 2 ** 31 - 1;
 
-/** A request unanswered this long when the page goes away counts as hanging: about where a person reaches for F5. */
-export const HANG_NOTICE_MS = 1000;
+/** A request in flight, as the hang rule sees it: when it was sent, and its deadline. */
+export interface InFlight {
+  readonly sentAt: number;
+  readonly ms: number;
+}
+
+/**
+ * Whether the gateway hangs, as the page goes away at `now` (Go's rule,
+ * internal/guard HangNoticeMs): a request of `pending` is unanswered for
+ * HANG_NOTICE_MS or more, and nothing was answered since it was sent (at
+ * `lastAnswer`; a slow endpoint among answering ones is not a hang).
+ * Requests whose caller gave them a deadline longer than `usualMs` (the
+ * page's: a long poll, an export) are expected to wait, and say nothing.
+ */
+export function hangs(pending: Iterable<InFlight>, lastAnswer: number, now: number, usualMs: number): boolean {
+  for (const d of pending) {
+    if (d.ms <= usualMs && now - d.sentAt >= HANG_NOTICE_MS && d.sentAt >= lastAnswer) return true;
+  }
+  return false;
+}
 
 /** The deadline for a call: its own `timeout` option, else `fallback` (the page's). 0: none. */
 export function timeoutOf(init: RequestInit | undefined, fallback: number): number {
@@ -127,18 +146,9 @@ export class Deadlines {
     if (answered && at > this.lastAnswer) this.lastAnswer = at;
   }
 
-  /**
-   * Whether the gateway hangs, as the page goes away at `now`: a request is
-   * unanswered for HANG_NOTICE_MS or more, and nothing was answered since it
-   * was sent (a slow endpoint among answering ones is not a hang). Requests
-   * whose caller gave them a deadline longer than `usualMs` (the page's: a
-   * long poll, an export) are expected to wait, and say nothing.
-   */
+  /** Whether the gateway hangs, as the page goes away at `now` (see hangs). */
   hanging(now: number, usualMs: number): boolean {
-    for (const d of this.pending) {
-      if (d.ms <= usualMs && now - d.sentAt >= HANG_NOTICE_MS && d.sentAt >= this.lastAnswer) return true;
-    }
-    return false;
+    return hangs(this.pending, this.lastAnswer, now, usualMs);
   }
 
   get size(): number {

@@ -7,6 +7,7 @@ import { Status } from "./abi.gen.js";
 import { type Deadline, type Deadlines, initWithin } from "./deadline.js";
 import type { Engine, Outcome } from "./engine.js";
 import type { Flight } from "./flights.js";
+import { TIMEOUT_STATUS } from "./policy.gen.js";
 import { type Described, initFor } from "./request.js";
 import { parked } from "./wait.js";
 import type { Copies } from "./responses.js";
@@ -98,7 +99,7 @@ export function send(core: Core, flight: Flight, plan: Plan, sent?: Promise<Resp
 
   // A request past its deadline failed as a 504 would: the gateway did not answer in time.
   const report = (res: Response | null, timedOut = false): Outcome | null => {
-    const st = res ? statusOf(res) : timedOut ? 504 : Status.NoAnswer;
+    const st = res ? statusOf(res) : timedOut ? TIMEOUT_STATUS : Status.NoAnswer;
     if (!plan.ticket) {
       if (quietAnswer(core, st, plan.sentAt)) return null;
       if (core.lastSuccess) {

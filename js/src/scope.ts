@@ -3,29 +3,33 @@
 // (circuit.Policy.InScope) and the pre-ready gate below both match by prefix.
 
 /**
- * Resolves data-scope ("/api/, https://api.example.com") against `base`.
- * Empty means the page's own origin. A bare origin guards every path on it.
+ * The absolute URL prefixes of data-scope ("/api/, https://api.example.com")
+ * against `base`. Empty means the page's own origin. A bare origin guards
+ * every path on it. `ignored` hears each entry that is not an http(s) URL or
+ * path (with its URL, when it is one).
  */
-export function resolveScope(attr: string | undefined, base: string): { prefixes: string[]; problems: string[] } {
+export function scopePrefixes(attr: string | undefined, base: string, ignored?: (entry: string, url: URL | null) => void): string[] {
   const prefixes: string[] = [];
-  const problems: string[] = [];
   const entries = (attr ?? "").split(",").map((e) => e.trim()).filter((e) => e !== "");
   if (entries.length === 0) entries.push(new URL(base).origin);
   for (const entry of entries) {
-    let u: URL;
+    let u: URL | null = null;
     try {
       u = new URL(entry, base);
     } catch {
-      problems.push(`data-scope: ${JSON.stringify(entry)} is not a URL or path; ignored`);
-      continue;
+      // not a URL: ignored below
     }
-    if (u.protocol !== "http:" && u.protocol !== "https:") {
-      problems.push(`data-scope: ${JSON.stringify(entry)} is not http(s); ignored`);
-      continue;
-    }
-    prefixes.push(u.origin + u.pathname);
+    if (u && (u.protocol === "http:" || u.protocol === "https:")) prefixes.push(u.origin + u.pathname);
+    else ignored?.(entry, u);
   }
   if (prefixes.length === 0) prefixes.push(new URL(base).origin + "/");
+  return prefixes;
+}
+
+/** scopePrefixes, and a warning for each entry ignored. */
+export function resolveScope(attr: string | undefined, base: string): { prefixes: string[]; problems: string[] } {
+  const problems: string[] = [];
+  const prefixes = scopePrefixes(attr, base, (entry, u) => problems.push(`data-scope: ${JSON.stringify(entry)} is not ${u ? "http(s)" : "a URL or path"}; ignored`));
   return { prefixes, problems };
 }
 

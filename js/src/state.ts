@@ -12,7 +12,7 @@ export function report(e: unknown): void {
   });
 }
 
-const NOTHING: Blocking = /* @__PURE__ */ Object.freeze({ circuit: null, halfOpen: false, pauses: Object.freeze([]) as readonly Pause[] });
+const NOTHING: Blocking = /* @__PURE__ */ Object.freeze({ circuit: null, halfOpen: false, pauses: /* @__PURE__ */ Object.freeze([]) as readonly Pause[] });
 
 export class StateMirror {
   private current: Blocking = NOTHING;
