@@ -56,19 +56,22 @@ export class Deadline {
   timedOut = false;
   readonly signal: AbortSignal;
   private readonly ctl = new AbortController();
-  private readonly timer: ReturnType<typeof setTimeout>;
 
   constructor(
     private readonly owner: Deadlines,
     readonly sentAt: number,
     readonly ms: number,
     follow: AbortSignal | undefined,
+    /** When it expires, on the timer's clock (performance.now). */
+    readonly expires: number,
   ) {
-    this.timer = setTimeout(() => {
-      this.timedOut = true;
-      this.ctl.abort(timeoutError(ms));
-    }, ms);
     this.signal = follow ? either(follow, this.ctl.signal) : this.ctl.signal;
+  }
+
+  /** The deadline passed unanswered (the owner's timer). */
+  expire(): void {
+    this.timedOut = true;
+    this.ctl.abort(timeoutError(this.ms));
   }
 
   /**
@@ -76,7 +79,6 @@ export class Deadline {
    * without. The signal it follows still aborts the body's download.
    */
   end(answered: boolean, at: number): void {
-    clearTimeout(this.timer);
     this.owner.settled(this, answered, at);
   }
 
@@ -127,22 +129,31 @@ export function within<T>(p: Promise<T>, d: Deadline, now: () => number): Promis
   );
 }
 
-/** The in-scope requests in flight with a deadline. */
+/**
+ * The in-scope requests in flight with a deadline, and one timer for them all,
+ * set for the earliest: most calls share the page's deadline, expire after
+ * those in flight and leave it as it is, and one that settles leaves it too.
+ */
 export class Deadlines {
   private readonly pending = new Set<Deadline>();
   /** When the gateway last answered an in-scope request (any response). */
   private lastAnswer = 0;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  /** When the timer fires (performance.now), or Infinity when none is set. */
+  private timerAt = Infinity;
 
   /** A deadline of `ms` for a request sent at `sentAt`, following `signal`; null when ms is 0 (none). */
   start(sentAt: number, ms: number, signal?: AbortSignal): Deadline | null {
     if (ms <= 0) return null;
-    const d = new Deadline(this, sentAt, ms, signal);
+    const d = new Deadline(this, sentAt, ms, signal, performance.now() + ms);
     this.pending.add(d);
+    if (d.expires < this.timerAt) this.schedule(d.expires);
+    else if (this.pending.size === 1) hold(this.timer, true);
     return d;
   }
 
   settled(d: Deadline, answered: boolean, at: number): void {
-    this.pending.delete(d);
+    if (this.pending.delete(d) && this.pending.size === 0) hold(this.timer, false);
     if (answered && at > this.lastAnswer) this.lastAnswer = at;
   }
 
@@ -154,6 +165,33 @@ export class Deadlines {
   get size(): number {
     return this.pending.size;
   }
+
+  private schedule(at: number): void {
+    clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = setTimeout(this.fire, Math.min(Math.max(0, at - performance.now()), MAX_DELAY_MS));
+  }
+
+  /** The timer: every deadline due expires; the timer is set for the next. */
+  private readonly fire = () => {
+    this.timer = undefined;
+    this.timerAt = Infinity;
+    const now = performance.now();
+    let next = Infinity;
+    for (const d of this.pending) {
+      if (d.timedOut) continue; // in flight until its request settles
+      if (d.expires <= now) d.expire();
+      else if (d.expires < next) next = d.expires;
+    }
+    if (next < Infinity) this.schedule(next);
+  };
+}
+
+/** Node only (a browser's timer is a number): the timer holds the process up while a request waits, not after. */
+function hold(timer: ReturnType<typeof setTimeout> | undefined, on: boolean): void {
+  const t = timer as { ref?: () => void; unref?: () => void } | undefined;
+  if (on) t?.ref?.();
+  else t?.unref?.();
 }
 
 const noop = () => {};

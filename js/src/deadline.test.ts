@@ -1,0 +1,25 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { Deadlines } from "./deadline.js";
+
+const aborted = (s: AbortSignal) => new Promise((r) => s.addEventListener("abort", r, { once: true }));
+
+test("deadlines share one timer, set for the earliest; each expires in its turn, a settled one never", async (t) => {
+  const timers = t.mock.method(globalThis, "setTimeout");
+  const deadlines = new Deadlines();
+  const later = deadlines.start(0, 60)!;
+  const settled = deadlines.start(0, 70)!;
+  const last = deadlines.start(0, 80)!;
+  assert.equal(timers.mock.callCount(), 1, "calls that expire after those in flight set no timer");
+  const first = deadlines.start(0, 10)!; // its own, shorter deadline: the timer is set again, earlier
+  assert.equal(timers.mock.callCount(), 2);
+  settled.end(true, 1);
+  const order: string[] = [];
+  for (const [name, d] of Object.entries({ later, settled, last, first })) d.signal.addEventListener("abort", () => order.push(name));
+  await aborted(last.signal);
+  assert.deepEqual(order, ["first", "later", "last"]);
+  assert.equal((first.signal.reason as DOMException).name, "TimeoutError");
+  assert.equal(first.timedOut, true);
+  assert.equal(settled.timedOut, false);
+  assert.equal(deadlines.size, 3, "the expired ones are in flight until their requests settle");
+});
