@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { test } from "node:test";
 
 /** The lines js/src may have (counted as `wc -l` counts them). The goal is 1,800. */
-const BUDGET = 4206; // the stand-in arms on pagehide into a hang (early.ts hide, deadline.ts hangs shared with the facade); one timer for all deadlines
+const BUDGET = 4175; // the stand-in watches no hang after all (its pagehide listener stopped the facade arming in Chromium); one timer for all deadlines
 
 test("js/src stays within its line budget", () => {
   const files = readdirSync("js/src").filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts") && !f.endsWith(".gen.ts"));

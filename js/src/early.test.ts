@@ -4,7 +4,6 @@ import { createGatewayCircuit } from "./circuit.js";
 import { type DataAttributes, readOptions } from "./config.js";
 import { createEarly as createEarlyAt } from "./early.js";
 import { GatewayHttpError } from "./errors.js";
-import { HANG_NOTICE_MS, TIMEOUT_MS, TIMEOUT_STATUS } from "./policy.gen.js";
 import { COOLDOWN_KEY, STORAGE_KEY } from "./storage.js";
 import type { GatewayCircuit, Listener } from "./types.js";
 
@@ -207,20 +206,16 @@ test("the fallback's fetchJSON throws on a non-2xx answer", async (t) => {
   await assert.rejects(early.api.fetchJSON("/api/x"), /HTTP 500/);
 });
 
-test("retry() before the facade is TanStack's default: a gateway error is only ever the facade's, whose retry then decides", async () => {
+test("retry() before the facade follows the facade's rule before Go runs", () => {
   const early = createEarly(plainFetch().f, memoryStorage());
   const http = (httpStatus: number) => new GatewayHttpError({ status: httpStatus, httpStatus, circuitOpen: false, until: null, url: "/api/x" });
+  assert.equal(early.api.retry(0, http(400)), false);
+  assert.equal(early.api.retry(0, http(502)), true, "judged before the retry goes out");
+  assert.equal(early.api.retry(0, new GatewayHttpError({ status: 503, httpStatus: 502, circuitOpen: true, until: null, url: "/api/x" })), false);
+  assert.equal(early.api.retry(0, http(500)), true);
   assert.equal(early.api.retry(0, new TypeError("network")), true);
   assert.equal(early.api.retry(3, new TypeError("network")), false);
   assert.equal(early.api.isGatewayError(http(500)), true);
-  // A query waiting on fetchJSON gets its error from the facade, once it took over: the retry asked is the facade's.
-  const asked: string[] = [];
-  const facade = { ...fakeFacade().facade, fetchJSON: () => Promise.reject(http(400)), retry: () => (asked.push("retry"), false) } as unknown as GatewayCircuit;
-  const waiting = early.api.fetchJSON("/api/x");
-  early.adopt(facade);
-  const err = await waiting.catch((e: unknown) => e);
-  assert.equal(early.api.retry(0, err), false);
-  assert.deepEqual(asked, ["retry"]);
 });
 
 // The stand-in and the facade (before Go runs) over the same storage and
@@ -319,72 +314,4 @@ test("a subscriber of the stand-in hears arm() and clear() at once", () => {
   assert.deepEqual(heard, [503]);
   early.api.clear();
   assert.deepEqual(heard, [503, null]);
-});
-
-test("hide(): F5 while an in-scope GET it sent hangs arms 504 for one deadline, by Go's published rule", async (t) => {
-  t.mock.timers.enable({ apis: ["Date"], now: 1_000_000 });
-  /** A fetch whose answers the test gives: answer(url) resolves the call to `url`. */
-  const pendingFetch = () => {
-    const waiting = new Map<string, (r: Response) => void>();
-    const f = ((input: RequestInfo | URL) => new Promise<Response>((r) => waiting.set(String(input), r))) as typeof fetch;
-    return { f, answer: async (url: string) => (waiting.get(url)!(new Response("{}")), await tick()) };
-  };
-  const stored = (s: Storage & { map: Map<string, string> }) => (s.map.has(STORAGE_KEY) ? JSON.parse(s.map.get(STORAGE_KEY)!) : null);
-  const page = (data: DataAttributes = { scope: "/api/" }) => {
-    const storage = memoryStorage();
-    const net = pendingFetch();
-    return { storage, net, early: createEarly(net.f, storage, data) };
-  };
-
-  // The gateway hangs: unanswered for HANG_NOTICE_MS, nothing answered since.
-  let p = page({ scope: "/api/", timeoutMs: "4000" });
-  void p.early.api.fetch("/api/a");
-  t.mock.timers.tick(HANG_NOTICE_MS - 1);
-  p.early.hide();
-  assert.equal(stored(p.storage), null, "not yet a hang");
-  t.mock.timers.tick(1);
-  p.early.hide();
-  assert.deepEqual(stored(p.storage), { until: Date.now() + 4000, httpStatus: TIMEOUT_STATUS, halfOpenUntil: Date.now() + 4000 + 600_000 });
-
-  // The deadline is the page's: data-timeout-ms, else Go's default.
-  p = page();
-  void p.early.api.fetch("/api/a");
-  t.mock.timers.tick(HANG_NOTICE_MS);
-  p.early.hide();
-  assert.equal(stored(p.storage).until, Date.now() + Number(TIMEOUT_MS.def));
-
-  // A slow endpoint among answering ones is not a hang; an answer before it was sent says nothing.
-  p = page();
-  void p.early.api.fetch("/api/first");
-  await p.net.answer("/api/first");
-  void p.early.api.fetch("/api/slow");
-  void p.early.api.fetch("/api/other");
-  t.mock.timers.tick(HANG_NOTICE_MS);
-  await p.net.answer("/api/other");
-  p.early.hide();
-  assert.equal(stored(p.storage), null, "answered since /api/slow was sent");
-
-  // Out of scope, or with a deadline of its own: not the gateway's hang.
-  p = page();
-  void p.early.api.fetch("http://cdn.test/x");
-  void p.early.api.fetch("/api/poll", { timeout: false } as RequestInit);
-  t.mock.timers.tick(HANG_NOTICE_MS);
-  p.early.hide();
-  assert.equal(stored(p.storage), null);
-
-  // A circuit already stored is kept as it is.
-  p = page();
-  void p.early.api.fetch("/api/a");
-  t.mock.timers.tick(HANG_NOTICE_MS);
-  const own = p.early.api.arm(502, 60_000);
-  p.early.hide();
-  assert.deepEqual(stored(p.storage), { ...own, halfOpenUntil: own.until + 600_000 });
-
-  // Once the facade took over, its own hide() judges (it took the calls over with their deadlines).
-  p = page();
-  void p.early.api.fetch("/api/a");
-  p.early.adopt(fakeFacade().facade);
-  t.mock.timers.tick(HANG_NOTICE_MS);
-  p.early.hide();
-  assert.equal(stored(p.storage), null);
 });

@@ -11,11 +11,6 @@
 //   config.ts EarlyRule, for Go to judge again). Any other call (a mutation,
 //   or anything while a circuit or a pause is stored) waits for the facade,
 //   which decides it as it decides every call.
-// - hide() (on pagehide): F5 while the gateway hangs, before the facade ran —
-//   an in-scope GET it sent unanswered for HANG_NOTICE_MS, and nothing
-//   answered since (Go's rule, deadline.ts hangs) — arms the stored circuit
-//   with TIMEOUT_STATUS for one deadline (data-timeout-ms), as the facade's
-//   hide() does, so the next load does not send everything into the hang.
 // - read(), blocking() and subscribe() show the stored state (clamped as Go
 //   clamps it) and what arm() and clear() change; arm() writes the circuit as
 //   Go's Arm does; clear() is done again by the facade. The rest waits for
@@ -29,17 +24,15 @@
 // the page keeps working.
 
 import { type Decider, createApi, noMetrics } from "./api.js";
-import { type DataAttributes, readCircuitTimes, readSettings } from "./config.js";
-import { type InFlight, hangs } from "./deadline.js";
+import { type DataAttributes, readCircuitTimes } from "./config.js";
 import { armed, serviceOf, storedBlocking } from "./gate.js";
-import { TIMEOUT_MS, TIMEOUT_STATUS } from "./policy.gen.js";
-import { MAX_RETRY_DELAY_MS } from "./query.js";
+import { MAX_RETRY_DELAY_MS, createRetry } from "./query.js";
 import { isRequest, methodOf } from "./request.js";
 import { synthetic } from "./responses.js";
 import { inScope, scopePrefixes } from "./scope.js";
 import { report } from "./state.js";
 import { type StorageLike, type StoredCircuit, toStored, writeRaw } from "./storage.js";
-import type { Blocking, GatewayCircuit, GatewayRequestInit, Listener } from "./types.js";
+import type { Blocking, GatewayCircuit, Listener } from "./types.js";
 
 /**
  * How long a call waits for the facade's file at most (it is fetched at once,
@@ -70,8 +63,6 @@ export interface Early {
   adopt(facade: Decider): Handover | null;
   /** The facade's file did not load or run (nothing, once it took over): the plain fetch from now on. */
   fail(err: Error): void;
-  /** The page goes away (pagehide) before the facade took over: a gateway that hangs arms the circuit for the next load, as the facade's hide(). */
-  hide(): void;
 }
 
 export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | null, data: DataAttributes, base: string): Early {
@@ -83,19 +74,6 @@ export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | nu
   const rule = readCircuitTimes(data);
   const scope = scopePrefixes(data.scope, base);
   const blocking = (): Blocking => storedBlocking(storage, Date.now(), rule.maxTtlMs);
-  const timeoutMs = Number(readSettings(data, [TIMEOUT_MS]).timeoutMs);
-  /** The in-scope requests sent and not settled, and when one was last answered: the hang rule's view (deadline.ts hangs). */
-  const pending = new Set<InFlight>();
-  let lastAnswer = 0;
-
-  /** The absolute URL of a call ("" when it is not one: fetch rejects it with its own error). */
-  function urlOf(input: RequestInfo | URL): string {
-    try {
-      return new URL(isRequest(input) ? input.url : String(input), base).href;
-    } catch {
-      return "";
-    }
-  }
 
   /** The facade, or null once its file failed: then the plain fetch. */
   const later = <T>(f: (g: Decider) => T | Promise<T>, plain: () => T | Promise<T>) =>
@@ -116,7 +94,12 @@ export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | nu
 
   /** Without the facade: the plain fetch, but a stored circuit or pause still answers in scope, as in the facade's fallback. */
   function plainFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
-    const url = urlOf(input);
+    let url = "";
+    try {
+      url = new URL(isRequest(input) ? input.url : String(input), base).href;
+    } catch {
+      // fetch rejects it with its own error
+    }
     const now = Date.now();
     const { circuit, pauses } = blocking();
     if (inScope(url, scope)) {
@@ -143,14 +126,8 @@ export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | nu
       if ((m === "GET" || m === "HEAD") && !b.circuit && !b.halfOpen && !b.pauses.length) {
         const answer = nativeFetch(input, init);
         const call: EarlyCall = { input, init, answer, answeredAt: 0 };
-        // Watched for the hang rule when in scope with the page's deadline (a call with its own `timeout` is left to the facade).
-        const flight: InFlight = { sentAt: Date.now(), ms: timeoutMs };
-        if ((init as GatewayRequestInit | undefined)?.timeout === undefined && inScope(urlOf(input), scope)) pending.add(flight);
-        const came = (answered: boolean) => {
-          call.answeredAt = Date.now();
-          if (pending.delete(flight) && answered) lastAnswer = call.answeredAt;
-        };
-        answer.then(() => came(true), () => came(false));
+        const came = () => void (call.answeredAt = Date.now());
+        answer.then(came, came);
         handover.sent.push(call);
         return answer;
       }
@@ -192,10 +169,7 @@ export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | nu
     },
     metrics: () => ({ ...noMetrics(), calls: handover.sent.length, network: handover.sent.length }),
     diagnostics: () => ({ status: standIn.status, wasmMemoryBytes: 0, listeners: listeners.size, flights: 0, staleCopies: 0 }),
-    // TanStack's default. The stand-in only ever sees the errors of its fallback (plain ones) and the app's own:
-    // a gateway error comes from the facade's fetchJSON, which answers only once the facade took over, and so
-    // its retry is the facade's.
-    retry: (failureCount) => failureCount < 3,
+    retry: createRetry(), // the facade's rule: nothing is judged yet
     retryDelay: (failureCount) => Math.min(1000 * 2 ** failureCount, MAX_RETRY_DELAY_MS), // TanStack's own until the facade runs
     options: undefined as unknown as Decider["options"], // the facade reads them: until it runs, none
   };
@@ -210,9 +184,6 @@ export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | nu
       for (const [l] of listeners) listeners.set(l, g.subscribe(l));
       arrive(g);
       return handover;
-    },
-    hide() {
-      if (current === standIn && hangs(pending, lastAnswer, Date.now(), timeoutMs) && !blocking().circuit) standIn.arm(TIMEOUT_STATUS, timeoutMs);
     },
     fail(err) {
       if (current !== standIn || failed) return;

@@ -67,8 +67,6 @@ if (g.gatewayCircuit) {
   const nativeFetch = globalThis.fetch.bind(globalThis);
   const early = createEarly(nativeFetch, sessionStorageOf(globalThis), data, document.baseURI);
   g.gatewayCircuit = early.api;
-  // F5 while the gateway hangs, before the facade ran: the next load must not send everything again.
-  addEventListener("pagehide", early.hide);
   let url = GATEWAY_CIRCUIT_FACADE;
   try {
     const src = script?.src || new URL(data.src ?? "", document.baseURI).href;
