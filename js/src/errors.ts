@@ -2,7 +2,6 @@
 // brand and a stable code, so the guards work across bundles and realms,
 // not only with instanceof.
 
-import { Code } from "./abi.gen.js";
 import { BRAND } from "./brand.js";
 
 export { isCircuitOpenError, isGatewayError, isIdempotencyError } from "./brand.js";
@@ -33,15 +32,9 @@ export class GatewayHttpError extends Error {
   readonly url: string;
   readonly [BRAND] = true;
 
-  constructor(init: {
-    status: number;
-    httpStatus: number;
-    circuitOpen: boolean;
-    until: number | null;
-    url: string;
-    reason?: "open" | "cooldown" | "negative" | null;
-    retryAfterMs?: number | null;
-  }) {
+  constructor(
+    init: Pick<GatewayHttpError, "status" | "httpStatus" | "circuitOpen" | "until" | "url"> & Partial<Pick<GatewayHttpError, "reason" | "retryAfterMs">>,
+  ) {
     super(
       init.circuitOpen
         ? `gateway circuit open (${init.httpStatus}) for ${init.url}`
@@ -65,21 +58,16 @@ export class GatewayHttpError extends Error {
  */
 export type IdempotencyErrorCode = "IDEMPOTENCY_BAD_KEY";
 
-const IDEMPOTENCY_CODES: Partial<Record<Code, IdempotencyErrorCode>> = {
-  [Code.BadKey]: "IDEMPOTENCY_BAD_KEY",
-};
-
 /**
  * A mutation the module would not send: the app's own Idempotency-Key is
  * malformed (not a key the IETF draft allows). Nothing reached the network.
  */
 export class GatewayIdempotencyError extends Error {
   override readonly name = "GatewayIdempotencyError";
-  readonly code: IdempotencyErrorCode;
+  readonly code: IdempotencyErrorCode = "IDEMPOTENCY_BAD_KEY";
   readonly [BRAND] = true;
 
-  constructor(code: Code, message: string) {
+  constructor(message: string) {
     super(`gatewaycircuit: ${message}`);
-    this.code = IDEMPOTENCY_CODES[code] ?? "IDEMPOTENCY_BAD_KEY";
   }
 }

@@ -27,7 +27,8 @@ export class Flight {
   private readonly members = new Set<Member>();
   /** Callers holding the answer whose signal can still abort its body. */
   private holders = 0;
-  private done = false;
+  /** True once the answer (or failure) was handed out, or everyone left. */
+  settled = false;
 
   /**
    * `abandoned` runs once, when the last caller leaves before the answer.
@@ -55,11 +56,6 @@ export class Flight {
     (this.ctl ??= new AbortController()).abort(reason);
   }
 
-  /** True once the answer (or failure) was handed out, or everyone left. */
-  get settled(): boolean {
-    return this.done;
-  }
-
   /** A caller joins (the leader too); its promise settles with its own Response. */
   add(signal: AbortSignal | undefined): Promise<Response> {
     return new Promise<Response>((resolve, reject) => {
@@ -75,8 +71,8 @@ export class Flight {
 
   /** Hands the answer out: a clone to each caller, the original to the last. */
   resolve(res: Response): void {
-    if (this.done) return;
-    this.done = true;
+    if (this.settled) return;
+    this.settled = true;
     const all = [...this.members];
     this.members.clear();
     all.forEach((m, i) => {
@@ -88,8 +84,8 @@ export class Flight {
   }
 
   reject(err: unknown): void {
-    if (this.done) return;
-    this.done = true;
+    if (this.settled) return;
+    this.settled = true;
     for (const m of this.members) {
       m.stop();
       m.reject(err);
@@ -98,11 +94,11 @@ export class Flight {
   }
 
   private left(m: Member, signal: AbortSignal): void {
-    if (!this.done) {
+    if (!this.settled) {
       if (!this.members.delete(m)) return;
       m.reject(abortReason(signal));
       if (this.members.size === 0) {
-        this.done = true;
+        this.settled = true;
         this.abandoned();
         this.cancel(signal.reason);
       }

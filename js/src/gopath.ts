@@ -9,7 +9,7 @@ import type { Engine } from "./engine.js";
 import { initWithin } from "./deadline.js";
 import { Flight, FlightTable, type Joinable } from "./flights.js";
 import { sendMutation } from "./mutations.js";
-import { type Core, type Plan, quietAnswer, send, statusOf } from "./network.js";
+import { type Core, type Plan, quietAnswer, send, sendShared, statusOf } from "./network.js";
 import { type Described, describe, MUTATIONS, readCall } from "./request.js";
 import { Copies, synthetic } from "./responses.js";
 import { inScope } from "./scope.js";
@@ -65,20 +65,7 @@ export function createGoPath(
   o: Readonly<ResolvedOptions>,
   again: (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>,
 ): GoPath {
-  const core: Core = {
-    fetch: facade.fetch,
-    now: facade.now,
-    call: facade.call,
-    sync: facade.sync,
-    counts: facade.counts,
-    idle: facade.idle,
-    uneventful: facade.uneventful,
-    deadlines: facade.deadlines,
-    timeoutOf: facade.timeoutOf,
-    copies: new Copies(),
-    lastSuccess: 0,
-    lastSuccessSent: 0,
-  };
+  const core: Core = { ...facade, copies: new Copies(), lastSuccess: 0, lastSuccessSent: 0 };
   const { call, sync, now } = core;
   const { passThrough, local } = facade;
   const nativeFetch = core.fetch;
@@ -109,14 +96,7 @@ export function createGoPath(
       case Kind.Send: {
         const release = () => releaseProbe(a.probe);
         if (o.idempotency && MUTATIONS.has(req.method)) return sendMutation(core, flights, a.ticket, req, input, init, release);
-        const key = a.flight ? `g${a.flight}` : `t${a.ticket}`;
-        const flight = flights.open(key, () => call((e) => e.abort(a.ticket)), req.signal !== undefined);
-        const p = flight.add(req.signal);
-        void send(core, flight, { ticket: a.ticket, sentAt: 0, input, init, req }).then(() => {
-          flights.close(key, flight);
-          release();
-        });
-        return p;
+        return sendShared(core, flights, a.flight ? `g${a.flight}` : `t${a.ticket}`, { ticket: a.ticket, sentAt: 0, input, init, req }, release);
       }
       case Kind.Join: {
         const flight = flights.get(`g${a.flight}`);
@@ -157,11 +137,7 @@ export function createGoPath(
     }
     const plan = { ticket: 0, sentAt: 0, input, init, req };
     const own = coalesce ? key : `s${++solo}`;
-    if (req.signal === undefined) return lead(own, plan);
-    const flight = flights.open(own, () => plan.ticket && call((e) => e.abort(plan.ticket)));
-    const p = flight.add(req.signal);
-    void send(core, flight, plan).then(() => flights.close(own, flight));
-    return p;
+    return req.signal === undefined ? lead(own, plan) : sendShared(core, flights, own, plan);
   }
 
   /**

@@ -6,7 +6,7 @@
 import { Status } from "./abi.gen.js";
 import { type Deadline, type Deadlines, initWithin } from "./deadline.js";
 import type { Engine, Outcome } from "./engine.js";
-import type { Flight } from "./flights.js";
+import type { Flight, FlightTable } from "./flights.js";
 import { TIMEOUT_STATUS } from "./policy.gen.js";
 import { type Described, initFor } from "./request.js";
 import { parked } from "./wait.js";
@@ -83,6 +83,21 @@ export function quietAnswer(core: Core, st: number, sent: number): boolean {
   core.call((e) => e.succeeded(sent, answered));
   core.sync(true);
   return true;
+}
+
+/**
+ * Opens a flight under `key` for plan, joined by its caller, and sends it;
+ * `after` runs with what the network gave once the flight left the table.
+ */
+export function sendShared(core: Core, flights: FlightTable, key: string, plan: Plan, after?: (res: Response | null) => void): Promise<Response> {
+  const signal = plan.req.signal;
+  const flight = flights.open(key, () => plan.ticket && core.call((e) => e.abort(plan.ticket)), signal !== undefined);
+  const p = flight.add(signal);
+  void send(core, flight, plan).then((res) => {
+    flights.close(key, flight);
+    after?.(res);
+  });
+  return p;
 }
 
 /**

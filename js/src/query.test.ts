@@ -131,7 +131,7 @@ test("retryDelay: the server's Retry-After, the module's pause for that service,
 test("retry never retries a refused mutation", async () => {
   const { GatewayIdempotencyError } = await import("./errors.js");
   const retry = createRetry();
-  assert.equal(retry(0, new GatewayIdempotencyError(-7, "bad key")), false);
+  assert.equal(retry(0, new GatewayIdempotencyError("bad key")), false);
 });
 
 // React's StrictMode (on in `next dev` with the App Router) mounts every

@@ -94,18 +94,6 @@ export function readCall<T extends { signal: AbortSignal | undefined }>(
   return req.signal?.aborted ? null : req;
 }
 
-/** What the pre-ready gate reads of a fetch call (describe() reads the rest once Go runs). */
-export type GateView = Pick<Described, "url" | "method" | "signal">;
-
-/** The gate's view of a fetch call. Throws where describe() would (see the file comment). */
-export function gateView(input: RequestInfo | URL, init: RequestInit | undefined, base: string): GateView {
-  const url = requestUrl(input, base);
-  const req = isRequest(input) ? input : null;
-  if (init?.headers) new Headers(init.headers); // a bad header: fetch rejects it, nothing is answered for it
-  const signal = init && "signal" in init ? signalOf(init) : (req?.signal ?? undefined);
-  return { url, method: methodOf(init, req), signal };
-}
-
 /** Reads a fetch call. Throws where fetch would reject (see the file comment). */
 export function describe(input: RequestInfo | URL, init: RequestInit | undefined, base: string): Described {
   const url = requestUrl(input, base);
@@ -133,6 +121,10 @@ export function describe(input: RequestInfo | URL, init: RequestInit | undefined
   const requestBody = req !== null && (body === undefined || body === null) && req.body !== null;
   return { url, method, headers, signal, plain: false, oneShotBody, requestBody };
 }
+
+/** What the pre-ready gate reads of a fetch call: describe()'s, as it throws where fetch would. */
+export type GateView = Pick<Described, "url" | "method" | "signal">;
+export const gateView: (input: RequestInfo | URL, init: RequestInit | undefined, base: string) => GateView = describe;
 
 /** init has no member but (maybe) a signal: what fetch reads, inherited members included. */
 function onlySignal(init: RequestInit): boolean {

@@ -11,7 +11,7 @@
 
 import { isGatewayError } from "./brand.js";
 import { DEFAULT_TRIP_STATUSES } from "./config.js";
-import { report } from "./state.js";
+import { tell } from "./state.js";
 import type { GatewayHttpError } from "./errors.js";
 import type { Blocking, GatewayCircuit } from "./types.js";
 
@@ -116,14 +116,6 @@ export function connectQueryClient(
     return { httpStatus, until: b.circuit?.until ?? pause?.until ?? null, halfOpen: b.halfOpen, failedQueries: errors.length };
   }
 
-  /** A throwing listener does not stop the others; its error is rethrown asynchronously. */
-  const call = (l: (o: Outage | null) => void, o: Outage | null) => {
-    try {
-      l(o);
-    } catch (e) {
-      report(e);
-    }
-  };
   const listeners = new Set<(o: Outage | null) => void>();
   let last = "null";
   function notify() {
@@ -131,7 +123,7 @@ export function connectQueryClient(
     const key = JSON.stringify(o);
     if (key === last) return;
     last = key;
-    for (const l of [...listeners]) call(l, o);
+    for (const l of [...listeners]) tell(l, o);
   }
 
   const stops = [circuit.subscribe(onCircuit), cache.subscribe(notify)];
@@ -139,7 +131,7 @@ export function connectQueryClient(
     outage,
     subscribe(listener) {
       listeners.add(listener);
-      queueMicrotask(() => listeners.has(listener) && call(listener, outage()));
+      queueMicrotask(() => listeners.has(listener) && tell(listener, outage()));
       return () => void listeners.delete(listener);
     },
     tryAgain() {
