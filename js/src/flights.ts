@@ -12,7 +12,7 @@
 
 import { abortReason } from "./request.js";
 
-const noop = () => {};
+export const noop = () => {};
 
 interface Member {
   resolve(r: Response): void;

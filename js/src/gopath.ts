@@ -1,13 +1,11 @@
 // The requests Go decides, once the wasm runs. It ships in the engine's file
-// (dist/gateway-circuit-engine.js) with the wasm loader: the tag's file holds
-// the facade and the pre-ready gate only, and hands a request here while Go
-// runs (circuit.ts).
+// with the wasm loader; the facade (circuit.ts) hands a request here while Go runs.
 
 import { Kind, Quiet } from "./abi.gen.js";
 import type { ResolvedOptions } from "./config.js";
 import type { Engine } from "./engine.js";
 import { initWithin } from "./deadline.js";
-import { Flight, FlightTable, type Joinable } from "./flights.js";
+import { Flight, FlightTable, type Joinable, noop } from "./flights.js";
 import { sendMutation } from "./mutations.js";
 import { type Core, type Plan, quietAnswer, send, sendShared, statusOf } from "./network.js";
 import { type Described, describe, MUTATIONS, readCall } from "./request.js";
@@ -52,8 +50,6 @@ class Lead implements Joinable {
     return this.flight().add(signal);
   }
 }
-
-const noop = () => {};
 
 /**
  * The Go path over `engine`. `again` is the facade's fetch: a request that

@@ -6,7 +6,7 @@
 import { Status } from "./abi.gen.js";
 import { type Deadline, type Deadlines, initWithin } from "./deadline.js";
 import type { Engine, Outcome } from "./engine.js";
-import type { Flight, FlightTable } from "./flights.js";
+import { type Flight, type FlightTable, noop } from "./flights.js";
 import { TIMEOUT_STATUS } from "./policy.gen.js";
 import { type Described, initFor } from "./request.js";
 import { parked } from "./wait.js";
@@ -208,5 +208,3 @@ export function send(core: Core, flight: Flight, plan: Plan, sent?: Promise<Resp
     },
   );
 }
-
-const noop = () => {};

@@ -64,19 +64,11 @@ export const MAX_RETRY_DELAY_MS = 30_000;
 export type RetryView = Pick<GatewayCircuit, "blocking" | "status">;
 
 /**
- * TanStack's `retry` option. It retries what another try can fix: a network
- * error, a 500, a 408, a 429 and the answer of a pause the server asked for
- * (after the wait, see createRetryDelay), and a 502/503/504 the circuit judged not an outage
- * (a rate limiter's 503 among successes), up to `maxRetries` times
- * (TanStack's default, 3). It never retries the open circuit's answer or
- * anything while the circuit is armed or half-open (the retry would go to a
- * gateway it holds as down), a wait beyond 30 s, another 4xx, or a refused
- * mutation.
- *
- * Before Go runs (status "loading", or no `circuit`: the tag's stand-in)
- * nothing has judged an answer yet, so it is retried as TanStack would,
- * after the same delay: by then Go has judged it, and if it took it for an
- * outage the retry is answered locally, without a request.
+ * TanStack's `retry` option (the rule is the README's): what another try can
+ * fix, never while the circuit is armed or half-open. Before Go runs (status
+ * "loading", or no `circuit`) nothing has judged an answer yet, so it retries
+ * as TanStack would: by then Go has, and the retry of an outage is answered
+ * locally.
  */
 export function createRetry(maxRetries = 3, circuit?: RetryView) {
   return (failureCount: number, error: unknown): boolean => {
@@ -103,10 +95,9 @@ export function createRetry(maxRetries = 3, circuit?: RetryView) {
 }
 
 /**
- * TanStack's `retryDelay` option: the server's Retry-After when it sent one
- * (or the end of the pause that answered locally), or the end of the 429
- * pause the module holds for the request's service,
- * whichever is later; else TanStack's own backoff (1 s, 2 s, 4 s… at most 30 s).
+ * TanStack's `retryDelay` option: the later of the server's Retry-After (or
+ * the end of the pause that answered) and the module's pause for the
+ * request's service; else TanStack's own backoff (1 s, 2 s, 4 s… at most 30 s).
  */
 export function createRetryDelay(blocking: () => Blocking, now: () => number = Date.now) {
   return (failureCount: number, error: unknown): number => {

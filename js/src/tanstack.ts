@@ -1,11 +1,8 @@
 // The TanStack Query client, connected to the circuit: queries that failed
 // because of the gateway are fetched again by themselves when the circuit
-// closes or turns half-open (its TTL, a probe's success, clear(), Go
-// withdrawing what the tag armed before it ran) — one first and the rest
-// only if it succeeds; and the overlay's question — is the gateway down? — answered from the
-// circuit and from the queries' errors, so it is answered even when the
-// module's files did not load.
-//
+// closes or turns half-open — one first, the rest only if it succeeds; and
+// the overlay's question (is the gateway down?) answered from the circuit and
+// from the queries' errors, so even when the module's files did not load.
 // Written against the shapes of TanStack's QueryClient and Query, not its
 // code: the package depends on nothing at run time.
 
