@@ -47,11 +47,6 @@ export class Flight {
     return (this.ctl ??= new AbortController()).signal;
   }
 
-  /** For tests: whether the network request was cancelled. */
-  get cancelled(): boolean {
-    return this.ctl?.signal.aborted ?? false;
-  }
-
   private cancel(reason: unknown): void {
     (this.ctl ??= new AbortController()).abort(reason);
   }

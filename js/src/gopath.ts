@@ -24,16 +24,7 @@ export type Facade = Omit<Core, "copies" | "lastSuccess" | "lastSuccessSent"> & 
   local<T>(answer: T): T;
 };
 
-export interface GoPath {
-  /** Go's answer for a fetch call; null to fall to the gate (Go is gone, or its copy is). */
-  fetch(input: RequestInfo | URL, init: RequestInit | undefined): Promise<Response> | null;
-  /** Logout: copies, pending keys and in-flight sharing are dropped. */
-  forget(now: number): void;
-  /** Go is gone: whoever waits for a probe decides again (through the gate). */
-  release(): void;
-  readonly flights: number;
-  readonly copies: number;
-}
+export type GoPath = ReturnType<typeof createGoPath>;
 
 /** The table's entry for a quiet lead (see lead()): callers who join share a flight of their own. */
 class Lead implements Joinable {
@@ -60,7 +51,7 @@ export function createGoPath(
   facade: Facade,
   o: Readonly<ResolvedOptions>,
   again: (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>,
-): GoPath {
+) {
   const core: Core = { ...facade, copies: new Copies(), lastSuccess: 0, lastSuccessSent: 0 };
   const { call, sync, now } = core;
   const { passThrough, local } = facade;
@@ -193,16 +184,19 @@ export function createGoPath(
   }
 
   return {
-    fetch(input, init) {
+    /** Go's answer for a fetch call; null to fall to the gate (Go is gone, or its copy is). */
+    fetch(input: RequestInfo | URL, init: RequestInit | undefined): Promise<Response> | null {
       // A call fetch rejects, or with an aborted signal: nothing is decided.
       const req = readCall(describe, input, init, facade.baseUrl());
       return req ? decide(req, input, init) : passThrough(input, init);
     },
-    forget(t) {
+    /** Logout: copies, pending keys and in-flight sharing are dropped. */
+    forget(t: number) {
       flights.forget();
       call((e) => e.forget(t));
       for (const id of call((e) => e.dropped()) ?? []) core.copies.drop(id);
     },
+    /** Go is gone: whoever waits for a probe decides again (through the gate). */
     release() {
       for (const id of [...probes.keys()]) releaseProbe(id);
     },

@@ -79,10 +79,15 @@ export function quietAnswer(core: Core, st: number, sent: number): boolean {
   }
   // A failure of the same burst made Go speak meanwhile (it armed, say):
   // this success counts now, and may withdraw that trip at once.
-  core.lastSuccess = 0;
-  core.call((e) => e.succeeded(sent, answered));
+  succeeded(core, sent, answered);
   core.sync(true);
   return true;
+}
+
+/** Tells Go of an in-scope success on the quiet path (it is reported then). */
+function succeeded(core: Core, sent: number, answered: number): void {
+  core.lastSuccess = 0;
+  core.call((e) => e.succeeded(sent, answered));
 }
 
 /**
@@ -117,12 +122,7 @@ export function send(core: Core, flight: Flight, plan: Plan, sent?: Promise<Resp
     const st = res ? statusOf(res) : timedOut ? TIMEOUT_STATUS : Status.NoAnswer;
     if (!plan.ticket) {
       if (quietAnswer(core, st, plan.sentAt)) return null;
-      if (core.lastSuccess) {
-        const sent = core.lastSuccessSent;
-        const answered = core.lastSuccess;
-        core.lastSuccess = 0;
-        core.call((e) => e.succeeded(sent, answered));
-      }
+      if (core.lastSuccess) succeeded(core, core.lastSuccessSent, core.lastSuccess);
       plan.ticket = core.call((e) => e.adopt(plan.sentAt, req.url)) ?? 0;
       if (!plan.ticket) return null;
     }
