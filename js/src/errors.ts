@@ -1,6 +1,4 @@
-// Errors the TanStack Query helpers throw. They carry a registered-symbol
-// brand and a stable code, so the guards work across bundles and realms,
-// not only with instanceof.
+// Errors the TanStack Query helpers throw, with a brand and a stable code (brand.ts).
 
 import { BRAND } from "./brand.js";
 

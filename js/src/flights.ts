@@ -30,12 +30,7 @@ export class Flight {
   /** True once the answer (or failure) was handed out, or everyone left. */
   settled = false;
 
-  /**
-   * `abandoned` runs once, when the last caller leaves before the answer.
-   * `cancellable` is false when the first caller has no signal: nobody can
-   * then empty the flight, and the request needs no signal of its own (the
-   * common case costs no AbortController).
-   */
+  /** `abandoned` runs once, when the last caller leaves before the answer; `cancellable`: see the file's header. */
   constructor(
     private readonly abandoned: () => void,
     readonly cancellable = true,
