@@ -5,7 +5,6 @@
 // built once, here, and asks the current decider, so a phase change is a
 // swap behind it: callers keep the same object and the same unbound methods.
 
-import { METRICS } from "./abi.gen.js";
 import { isCircuitOpenError, isGatewayError, isIdempotencyError } from "./brand.js";
 import { type FetchJSON, createQueryFn } from "./query.js";
 import { isHttpStatus } from "./storage.js";
@@ -63,9 +62,24 @@ function checkArm(httpStatus: number, ttlMs: number | undefined): void {
   }
 }
 
-/** The metrics of a phase that has counted nothing: Go's (METRICS) and the shim's own. */
+/** The metrics of a phase that has counted nothing. */
 export function noMetrics(): Metrics {
-  const m = { calls: 0, answeredLocally: 0, passedThrough: 0, idempotencyRefused: 0, untouched: 0 } as Metrics;
-  for (const name of METRICS) m[name] = 0;
-  return m;
+  return {
+    calls: 0,
+    network: 0,
+    answeredLocally: 0,
+    passedThrough: 0,
+    shortCircuited: 0,
+    coalesced: 0,
+    negativeHits: 0,
+    staleServed: 0,
+    probes: 0,
+    retries: 0,
+    cooledDown: 0,
+    emptyReused: 0,
+    evicted: 0,
+    idempotencyRefused: 0,
+    untouched: 0,
+    decisions: 0,
+  };
 }
