@@ -9,10 +9,8 @@
 // the call that could grow it (mem() re-creates views over a detached buffer).
 
 import {
-  type BeginOut,
   type Code,
   type Exports,
-  type FinishOut,
   Flag,
   IMPORT_MODULE,
   type Idem,
@@ -34,18 +32,10 @@ import { goStorage } from "./gostorage.js";
 import { sessionStorageOf } from "./storage.js";
 
 /** The decision for one request (gc_begin): its Kind and flags, and out (BeginOut). */
-export interface Answer extends BeginOut {
-  kind: Kind;
-  changed: boolean;
-}
+export type Answer = NonNullable<ReturnType<Engine["begin"]>>;
 
 /** What to do with a network answer (gc_finish): its flags, and out (FinishOut). */
-export interface Outcome extends FinishOut {
-  changed: boolean;
-  retry: boolean;
-  wantBody: boolean;
-  serve: boolean;
-}
+export type Outcome = ReturnType<Engine["finish"]>;
 
 export interface Submission {
   /** An Idem decision (> 0) or a Code (< 0). */
@@ -175,7 +165,7 @@ export function bind(ex: Exports, exited: Promise<void>) {
     /** A ticket for a plain GET sent (at `sent`) on the quiet path whose answer matters; 0 when none. */
     adopt: (sent: number, url: string) => ex.gc_adopt(sent, put(writeRequest({ method: "GET", url, headers: "" }))),
     /** null: the frame is too large to pass (the request is passed through untouched). */
-    begin(now: number, method: string, url: string, headers: string): Answer | null {
+    begin(now: number, method: string, url: string, headers: string) {
       let n: number;
       try {
         n = put(writeRequest({ method, url, headers }));
@@ -187,7 +177,7 @@ export function bind(ex: Exports, exited: Promise<void>) {
       mem();
       return { kind: (r & Flag.KindMask) as Kind, changed: (r & Flag.Changed) !== 0, ...readBeginOut(out) };
     },
-    finish(now: number, ticket: number, status: number, retryAfter: string, cacheControl: string, finalUrl: string): Outcome {
+    finish(now: number, ticket: number, status: number, retryAfter: string, cacheControl: string, finalUrl: string) {
       // Most answers carry none of these: then nothing is encoded.
       const n = retryAfter || cacheControl || finalUrl ? put(writeAnswer({ retryAfter, cacheControl, finalUrl })) : 0;
       const r = ex.gc_finish(now, ticket, status, n);
