@@ -1,12 +1,9 @@
 import type { ResolvedOptions } from "./config.js";
-import type { GatewayHttpError, GatewayIdempotencyError } from "./errors.js";
+import type { GatewayErrorCode, GatewayHttpError, GatewayIdempotencyError, IdempotencyErrorCode } from "./errors.js";
 import type { QueryFnInit } from "./query.js";
 import type { CircuitState, Pause } from "./storage.js";
 
-export type { CircuitState, Pause } from "./storage.js";
-export type { GatewayHttpError, GatewayErrorCode, GatewayIdempotencyError, IdempotencyErrorCode } from "./errors.js";
-export type { ResolvedOptions } from "./config.js";
-export type { QueryFnInit } from "./query.js";
+export type { CircuitState, GatewayErrorCode, GatewayHttpError, GatewayIdempotencyError, IdempotencyErrorCode, Pause, QueryFnInit, ResolvedOptions };
 
 /**
  * Called with the armed circuit (or null) and everything that blocks
