@@ -2,8 +2,6 @@
 
 import { BRAND } from "./brand.js";
 
-export { isCircuitOpenError, isGatewayError, isIdempotencyError } from "./brand.js";
-
 export type GatewayErrorCode = "GATEWAY_CIRCUIT_OPEN" | "GATEWAY_HTTP_ERROR";
 
 /** A non-2xx answer, real or from the armed circuit. */

@@ -14,7 +14,7 @@ import type { GatewayCircuit } from "./types.js";
 
 export type * from "./types.js";
 export type { Outage, QueryClientConnection, QueryClientLike, QueryLike } from "./tanstack.js";
-export { isCircuitOpenError, isGatewayError, isIdempotencyError } from "./errors.js";
+export { isCircuitOpenError, isGatewayError, isIdempotencyError } from "./brand.js";
 export { createRetry, createRetryDelay, MAX_RETRY_DELAY_MS } from "./query.js";
 export { isOutageError } from "./tanstack.js";
 

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { GatewayHttpError, isCircuitOpenError, isGatewayError } from "./errors.js";
+import { isCircuitOpenError, isGatewayError } from "./brand.js";
+import { GatewayHttpError } from "./errors.js";
 import { QueryClient, type QueryFunction, QueryObserver } from "@tanstack/query-core";
 import { gatewayCircuit as entryCircuit } from "./index.js";
 import { createPassthrough } from "./passthrough.js";
