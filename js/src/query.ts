@@ -3,6 +3,7 @@
 
 import { isGatewayError } from "./brand.js";
 import { GatewayHttpError } from "./errors.js";
+import type { BlockMarker } from "./responses.js";
 import type { Pause } from "./storage.js";
 import type { Blocking, GatewayCircuit, GatewayRequestInit } from "./types.js";
 
@@ -18,7 +19,8 @@ const SHORT_CIRCUITS = new Set(["open", "cooldown", "negative"]);
 /** Builds the error for a non-2xx Response; reads the body of a synthetic 503. */
 export async function toGatewayError(res: Response): Promise<GatewayHttpError> {
   const url = res.url || "(synthetic)";
-  if (!SHORT_CIRCUITS.has(res.headers.get(MARKER_HEADER) ?? "")) {
+  const marker = res.headers.get(MARKER_HEADER) ?? "";
+  if (!SHORT_CIRCUITS.has(marker)) {
     const retryAfterMs = retryAfterOf(res.headers.get("retry-after"), Date.now());
     return new GatewayHttpError({ status: res.status, httpStatus: res.status, circuitOpen: false, until: null, url, retryAfterMs });
   }
@@ -31,8 +33,7 @@ export async function toGatewayError(res: Response): Promise<GatewayHttpError> {
   } catch {
     // a body we did not write: keep the response status
   }
-  const reason = res.headers.get(MARKER_HEADER) as "open" | "cooldown" | "negative";
-  return new GatewayHttpError({ status: res.status, httpStatus, circuitOpen: true, until, url, reason });
+  return new GatewayHttpError({ status: res.status, httpStatus, circuitOpen: true, until, url, reason: marker as BlockMarker });
 }
 
 /** A Retry-After header (seconds, or an HTTP date) in ms from `now`; null when absent or unreadable. */
