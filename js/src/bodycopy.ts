@@ -118,30 +118,20 @@ function dressed(r: Response, like: Response): Response {
   };
   for (const name of CONSUMERS) {
     const parse = (Response.prototype as unknown as Record<string, ((this: Response) => Promise<unknown>) | undefined>)[name];
-    if (typeof parse === "function") props[name] = { value: () => readWhole(r).then((bytes) => parse.call(new Response(bytes, { headers: like.headers }))) };
+    if (typeof parse === "function") props[name] = { value: () => readWhole(r).then((whole) => parse.call(new Response(whole, { headers: like.headers }))) };
   }
   Object.defineProperties(r, props);
   return r;
 }
 
 /** r's whole body; rejects as the body methods do (used or locked: a TypeError) and with the stream's own error. */
-async function readWhole(r: Response): Promise<Uint8Array<ArrayBuffer>> {
+async function readWhole(r: Response): Promise<Blob> {
   if (r.bodyUsed) throw new TypeError("Body has already been consumed.");
   const reader = (r.body as ReadableStream<Uint8Array<ArrayBuffer>>).getReader();
   const parts: Uint8Array<ArrayBuffer>[] = [];
-  let size = 0;
   for (;;) {
     const { done, value } = await reader.read();
-    if (done) break;
+    if (done) return new Blob(parts);
     parts.push(value);
-    size += value.byteLength;
   }
-  if (parts.length === 1) return parts[0]!;
-  const whole = new Uint8Array(size);
-  let at = 0;
-  for (const p of parts) {
-    whole.set(p, at);
-    at += p.byteLength;
-  }
-  return whole;
 }

@@ -1,21 +1,16 @@
 // The boundary: loads the wasm and gives the rest of the shim typed calls
-// into Go. Every name, value and layout that crosses is in abi.gen.ts,
-// generated from internal/abi: frames are joined and split, and `out` is
-// read, by its generated writers and readers only. Strings cross as UTF-8
-// frames in a buffer in Go's memory, which Go grows on demand (never cut);
-// multi-valued answers come back in `out`. Nothing per request goes through
-// syscall/js or js.FuncOf; Go reaches sessionStorage through the imports of
-// gostorage.ts.
+// into Go. Every name, value and layout that crosses is generated from
+// internal/abi (abi.gen.ts): frames are written, and `out` is read, by its
+// writers and readers only. Strings cross as UTF-8 frames in a buffer in Go's
+// memory, which Go grows on demand (never cut). Nothing per request goes
+// through syscall/js; Go reaches sessionStorage through gostorage.ts.
 //
 // Go's memory can grow during any call: every view over it is taken after
-// the call that could grow it (mem() re-creates views when the old buffer
-// is detached).
+// the call that could grow it (mem() re-creates views over a detached buffer).
 
 import {
-  type BeginOut,
   type Code,
   type Exports,
-  type FinishOut,
   Flag,
   IMPORT_MODULE,
   type Idem,
@@ -37,18 +32,10 @@ import { goStorage } from "./gostorage.js";
 import { sessionStorageOf } from "./storage.js";
 
 /** The decision for one request (gc_begin): its Kind and flags, and out (BeginOut). */
-export interface Answer extends BeginOut {
-  kind: Kind;
-  changed: boolean;
-}
+export type Answer = NonNullable<ReturnType<Engine["begin"]>>;
 
 /** What to do with a network answer (gc_finish): its flags, and out (FinishOut). */
-export interface Outcome extends FinishOut {
-  changed: boolean;
-  retry: boolean;
-  wantBody: boolean;
-  serve: boolean;
-}
+export type Outcome = ReturnType<Engine["finish"]>;
 
 export interface Submission {
   /** An Idem decision (> 0) or a Code (< 0). */
@@ -59,47 +46,8 @@ export interface Submission {
   message: string;
 }
 
-export interface Engine {
-  /** The Quiet bits, read from Go's memory without a call. */
-  quiet(): number;
-  /** An answer with this status (or Status.Opaque) to a plain GET on the quiet path changes nothing (guard.Uneventful): read from Go's memory without a call. */
-  uneventful(status: number): boolean;
-  /** A ticket for a plain GET sent (at `sent`) on the quiet path whose answer matters; 0 when none. */
-  adopt(sent: number, url: string): number;
-  /** null: the frame is too large to pass (the request is passed through untouched). */
-  begin(now: number, method: string, url: string, headers: string): Answer | null;
-  finish(now: number, ticket: number, status: number, retryAfter: string, cacheControl: string, finalUrl: string): Outcome;
-  /** The answer (at `answered`) of a request sent (at `sent`) before the wasm ran; true when the circuit changed. */
-  observe(now: number, sent: number, answered: number, method: string, url: string, status: number, retryAfter: string, finalUrl: string): boolean;
-  /** Keeps a body as the ticket's copy; returns its id (0: not kept). null: no copy was taken (Go lets the ticket go). */
-  store(now: number, ticket: number, body: ArrayBuffer | null): number;
-  /** Ids of stale copies to release. */
-  dropped(): number[];
-  idemBegin(now: number, method: string, url: string, headers: string, givenKey: string, body: Uint8Array): Submission;
-  idemFinish(now: number, action: string, status: number): void;
-  /** Every caller of ticket left; true when the request is to be cancelled. */
-  abort(ticket: number): boolean;
-  /** Negative (a Code) on bad input; `message()` says why. */
-  arm(now: number, status: number, ttlMs: number): number;
-  clear(): number;
-  read(now: number): number;
-  /** Reads the circuit and the pauses from storage again; flags. */
-  reload(now: number): number;
-  /** The 429 pauses, in their stored format (the Pauses frame; storage.ts readPauses). */
-  pauses(): string;
-  /** Reports the latest unreported in-scope success: when it was sent, and answered. */
-  succeeded(sent: number, answered: number): void;
-  /** Logout: copies, pending keys and in-flight sharing are dropped (then read dropped()). */
-  forget(now: number): void;
-  until(): number;
-  status(): number;
-  metric(i: number): number;
-  message(): string;
-  /** Size of Go's linear memory, in bytes. */
-  memoryBytes(): number;
-  /** Settles when the Go program stops; it should never. */
-  readonly exited: Promise<void>;
-}
+/** The calls into Go (separate from loading, so the tests can fake it). */
+export type Engine = Omit<ReturnType<typeof bind>, "configure" | "text">;
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -151,11 +99,8 @@ function untilExit(ex: Exports, go: GoRuntime): Exports {
   return guarded as unknown as Exports;
 }
 
-/** The typed calls over the exports (separate from loading, for the tests). */
-export function bind(
-  ex: Exports,
-  exited: Promise<void>,
-): Engine & { configure(now: number, attributes: string): number; text(n: number): string } {
+/** The typed calls over the exports. */
+export function bind(ex: Exports, exited: Promise<void>) {
   const outPtr = ex.gc_out();
   const quietPtr = ex.gc_quiet();
   const statusesPtr = ex.gc_quiet_statuses();
@@ -202,21 +147,25 @@ export function bind(
   const message = () => text(ex.gc_message_len());
 
   return {
-    configure: (now, attributes) => ex.gc_configure(now, put(attributes)),
+    configure: (now: number, attributes: string) => ex.gc_configure(now, put(attributes)),
     text,
     // The two reads on the quiet path, per request: Go's statics never move,
     // so their views go stale only when a growth detaches them (a detached
     // view has length 0), and that is checked without asking the Memory.
-    quiet() {
+    /** The Quiet bits. */
+    quiet(): number {
       if (quietBits.length === 0) mem();
       return quietBits[0]!;
     },
-    uneventful(status) {
+    /** An answer with this status (or Status.Opaque) to a plain GET on the quiet path changes nothing (guard.Uneventful). */
+    uneventful(status: number): boolean {
       if (statuses.length === 0) mem();
       return statuses[status - Status.Opaque] === 1;
     },
-    adopt: (sent, url) => ex.gc_adopt(sent, put(writeRequest({ method: "GET", url, headers: "" }))),
-    begin(now, method, url, headers) {
+    /** A ticket for a plain GET sent (at `sent`) on the quiet path whose answer matters; 0 when none. */
+    adopt: (sent: number, url: string) => ex.gc_adopt(sent, put(writeRequest({ method: "GET", url, headers: "" }))),
+    /** null: the frame is too large to pass (the request is passed through untouched). */
+    begin(now: number, method: string, url: string, headers: string) {
       let n: number;
       try {
         n = put(writeRequest({ method, url, headers }));
@@ -228,7 +177,7 @@ export function bind(
       mem();
       return { kind: (r & Flag.KindMask) as Kind, changed: (r & Flag.Changed) !== 0, ...readBeginOut(out) };
     },
-    finish(now, ticket, status, retryAfter, cacheControl, finalUrl) {
+    finish(now: number, ticket: number, status: number, retryAfter: string, cacheControl: string, finalUrl: string) {
       // Most answers carry none of these: then nothing is encoded.
       const n = retryAfter || cacheControl || finalUrl ? put(writeAnswer({ retryAfter, cacheControl, finalUrl })) : 0;
       const r = ex.gc_finish(now, ticket, status, n);
@@ -241,9 +190,11 @@ export function bind(
         ...readFinishOut(out),
       };
     },
-    observe: (now, sent, answered, method, url, status, retryAfter, finalUrl) =>
+    /** The answer (at `answered`) of a request sent (at `sent`) before the wasm ran; true when the circuit changed. */
+    observe: (now: number, sent: number, answered: number, method: string, url: string, status: number, retryAfter: string, finalUrl: string) =>
       (ex.gc_observe(now, sent, answered, status, put(writeObserve({ method, url, retryAfter, finalUrl }))) & Flag.Changed) !== 0,
-    store(now, ticket, body) {
+    /** Keeps a body as the ticket's copy; returns its id (0: not kept). null: no copy was taken (Go lets the ticket go). */
+    store(now: number, ticket: number, body: ArrayBuffer | null): number {
       if (!body) return ex.gc_store(now, ticket, -1, -1);
       // A short body goes to Go whole: it decides whether it is "empty".
       const small = body.byteLength <= 64 ? body.byteLength : -1;
@@ -253,12 +204,13 @@ export function bind(
       }
       return ex.gc_store(now, ticket, body.byteLength, small);
     },
-    dropped() {
+    /** Ids of stale copies to release. */
+    dropped(): number[] {
       const ids: number[] = [];
       for (let id = ex.gc_dropped(); id !== 0; id = ex.gc_dropped()) ids.push(id);
       return ids;
     },
-    idemBegin(now, method, url, headers, givenKey, body) {
+    idemBegin(now: number, method: string, url: string, headers: string, givenKey: string, body: Uint8Array): Submission {
       const at = ex.gc_body(body.length); // may grow memory: the view is taken after
       if (body.length) new Uint8Array(ex.mem.buffer, at, body.length).set(body);
       const frame = put(writeMutation({ method, url, givenKey, headers }));
@@ -269,22 +221,29 @@ export function bind(
       const k = readKey(text(readIdemBeginOut(out).keyLen));
       return { code, action: writeAction(k), header: k.header, message: "" };
     },
-    idemFinish(now, action, status) {
+    idemFinish(now: number, action: string, status: number): void {
       ex.gc_idem_finish(now, put(action), status);
     },
-    abort: (ticket) => ex.gc_abort(ticket) === 1,
-    arm: (now, status, ttlMs) => ex.gc_arm(now, status, ttlMs),
+    /** Every caller of ticket left; true when the request is to be cancelled. */
+    abort: (ticket: number) => ex.gc_abort(ticket) === 1,
+    /** Negative (a Code) on bad input; `message()` says why. */
+    arm: (now: number, status: number, ttlMs: number) => ex.gc_arm(now, status, ttlMs),
     clear: () => ex.gc_clear(),
-    read: (now) => ex.gc_read(now),
-    reload: (now) => ex.gc_reload(now),
+    read: (now: number) => ex.gc_read(now),
+    /** Reads the circuit and the pauses from storage again; flags. */
+    reload: (now: number) => ex.gc_reload(now),
+    /** The 429 pauses, in their stored format (the Pauses frame; storage.ts readPauses). */
     pauses: () => text(ex.gc_pauses()),
-    succeeded: (sent, answered) => ex.gc_succeeded(sent, answered),
-    forget: (now) => ex.gc_forget(now),
+    /** Reports the latest unreported in-scope success: when it was sent, and answered. */
+    succeeded: (sent: number, answered: number) => ex.gc_succeeded(sent, answered),
+    /** Logout: copies, pending keys and in-flight sharing are dropped (then read dropped()). */
+    forget: (now: number) => ex.gc_forget(now),
     until: () => ex.gc_until(),
     status: () => ex.gc_status(),
-    metric: (i) => ex.gc_metric(i),
+    metric: (i: number) => ex.gc_metric(i),
     message,
     memoryBytes: () => ex.mem.buffer.byteLength,
+    /** Settles when the Go program stops; it should never. */
     exited,
   };
 }

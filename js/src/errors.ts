@@ -1,11 +1,6 @@
-// Errors the TanStack Query helpers throw. They carry a registered-symbol
-// brand and a stable code, so the guards work across bundles and realms,
-// not only with instanceof.
+// Errors the TanStack Query helpers throw, with a brand and a stable code (brand.ts).
 
-import { Code } from "./abi.gen.js";
 import { BRAND } from "./brand.js";
-
-export { isCircuitOpenError, isGatewayError, isIdempotencyError } from "./brand.js";
 
 export type GatewayErrorCode = "GATEWAY_CIRCUIT_OPEN" | "GATEWAY_HTTP_ERROR";
 
@@ -33,15 +28,9 @@ export class GatewayHttpError extends Error {
   readonly url: string;
   readonly [BRAND] = true;
 
-  constructor(init: {
-    status: number;
-    httpStatus: number;
-    circuitOpen: boolean;
-    until: number | null;
-    url: string;
-    reason?: "open" | "cooldown" | "negative" | null;
-    retryAfterMs?: number | null;
-  }) {
+  constructor(
+    init: Pick<GatewayHttpError, "status" | "httpStatus" | "circuitOpen" | "until" | "url"> & Partial<Pick<GatewayHttpError, "reason" | "retryAfterMs">>,
+  ) {
     super(
       init.circuitOpen
         ? `gateway circuit open (${init.httpStatus}) for ${init.url}`
@@ -65,21 +54,16 @@ export class GatewayHttpError extends Error {
  */
 export type IdempotencyErrorCode = "IDEMPOTENCY_BAD_KEY";
 
-const IDEMPOTENCY_CODES: Partial<Record<Code, IdempotencyErrorCode>> = {
-  [Code.BadKey]: "IDEMPOTENCY_BAD_KEY",
-};
-
 /**
  * A mutation the module would not send: the app's own Idempotency-Key is
  * malformed (not a key the IETF draft allows). Nothing reached the network.
  */
 export class GatewayIdempotencyError extends Error {
   override readonly name = "GatewayIdempotencyError";
-  readonly code: IdempotencyErrorCode;
+  readonly code: IdempotencyErrorCode = "IDEMPOTENCY_BAD_KEY";
   readonly [BRAND] = true;
 
-  constructor(code: Code, message: string) {
+  constructor(message: string) {
     super(`gatewaycircuit: ${message}`);
-    this.code = IDEMPOTENCY_CODES[code] ?? "IDEMPOTENCY_BAD_KEY";
   }
 }

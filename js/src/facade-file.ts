@@ -1,10 +1,10 @@
-// The facade's file: dist/gateway-circuit-facade.<hash>.js, which the tag's
-// file (script.ts) adds beside itself as an async script. It builds the
-// facade and the pre-ready gate from the tag's data-* attributes, takes over
-// window.gatewayCircuit from the stand-in (early.ts) with the calls it sent,
-// and loads the rest — Go's wasm_exec.js, the wasm loader, the Go path: the
-// engine's file (engine-file.ts) — together with the wasm, when the page
-// has loaded and is idle (data-load="eager": at once).
+// The facade's file, which the tag's file (script.ts) adds beside itself as
+// an async script. It builds the facade and the pre-ready gate from the tag's
+// data-* attributes, takes over window.gatewayCircuit from the stand-in
+// (early.ts) with the calls it sent, and loads the engine's file
+// (engine-file.ts) and the wasm. The gate makes the module correct before the
+// wasm runs, so those wait until the page has loaded and is idle, at low
+// priority (data-load="eager": at once).
 
 import { createCircuit, withoutQueries } from "./circuit.js";
 import { type DataAttributes, readOptions } from "./config.js";
@@ -27,9 +27,6 @@ if (tag && !g[Symbol.for("gatewaycircuit.facade")] && tag.early.api.status === "
   const nativeFetch = tag.nativeFetch;
   const wasmUrl = options.wasmUrl;
   const engineUrl = new URL(GATEWAY_CIRCUIT_ENGINE, tag.src).href;
-  // The pre-ready gate makes the module correct before the wasm runs, so
-  // the engine waits for the page: its file and the wasm are fetched at low
-  // priority once the page has loaded and is idle, unless data-load="eager".
   const eager = data.load === "eager";
   const storage = sessionStorageOf(globalThis);
   const facade = createCircuit(

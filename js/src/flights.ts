@@ -12,7 +12,7 @@
 
 import { abortReason } from "./request.js";
 
-const noop = () => {};
+export const noop = () => {};
 
 interface Member {
   resolve(r: Response): void;
@@ -27,14 +27,10 @@ export class Flight {
   private readonly members = new Set<Member>();
   /** Callers holding the answer whose signal can still abort its body. */
   private holders = 0;
-  private done = false;
+  /** True once the answer (or failure) was handed out, or everyone left. */
+  settled = false;
 
-  /**
-   * `abandoned` runs once, when the last caller leaves before the answer.
-   * `cancellable` is false when the first caller has no signal: nobody can
-   * then empty the flight, and the request needs no signal of its own (the
-   * common case costs no AbortController).
-   */
+  /** `abandoned` runs once, when the last caller leaves before the answer; `cancellable`: see the file's header. */
   constructor(
     private readonly abandoned: () => void,
     readonly cancellable = true,
@@ -46,18 +42,8 @@ export class Flight {
     return (this.ctl ??= new AbortController()).signal;
   }
 
-  /** For tests: whether the network request was cancelled. */
-  get cancelled(): boolean {
-    return this.ctl?.signal.aborted ?? false;
-  }
-
   private cancel(reason: unknown): void {
     (this.ctl ??= new AbortController()).abort(reason);
-  }
-
-  /** True once the answer (or failure) was handed out, or everyone left. */
-  get settled(): boolean {
-    return this.done;
   }
 
   /** A caller joins (the leader too); its promise settles with its own Response. */
@@ -75,8 +61,8 @@ export class Flight {
 
   /** Hands the answer out: a clone to each caller, the original to the last. */
   resolve(res: Response): void {
-    if (this.done) return;
-    this.done = true;
+    if (this.settled) return;
+    this.settled = true;
     const all = [...this.members];
     this.members.clear();
     all.forEach((m, i) => {
@@ -88,8 +74,8 @@ export class Flight {
   }
 
   reject(err: unknown): void {
-    if (this.done) return;
-    this.done = true;
+    if (this.settled) return;
+    this.settled = true;
     for (const m of this.members) {
       m.stop();
       m.reject(err);
@@ -98,11 +84,11 @@ export class Flight {
   }
 
   private left(m: Member, signal: AbortSignal): void {
-    if (!this.done) {
+    if (!this.settled) {
       if (!this.members.delete(m)) return;
       m.reject(abortReason(signal));
       if (this.members.size === 0) {
-        this.done = true;
+        this.settled = true;
         this.abandoned();
         this.cancel(signal.reason);
       }

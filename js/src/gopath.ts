@@ -1,15 +1,13 @@
 // The requests Go decides, once the wasm runs. It ships in the engine's file
-// (dist/gateway-circuit-engine.js) with the wasm loader: the tag's file holds
-// the facade and the pre-ready gate only, and hands a request here while Go
-// runs (circuit.ts).
+// with the wasm loader; the facade (circuit.ts) hands a request here while Go runs.
 
 import { Kind, Quiet } from "./abi.gen.js";
 import type { ResolvedOptions } from "./config.js";
 import type { Engine } from "./engine.js";
 import { initWithin } from "./deadline.js";
-import { Flight, FlightTable, type Joinable } from "./flights.js";
+import { Flight, FlightTable, type Joinable, noop } from "./flights.js";
 import { sendMutation } from "./mutations.js";
-import { type Core, type Plan, quietAnswer, send, statusOf } from "./network.js";
+import { type Core, type Plan, quietAnswer, send, sendShared, statusOf } from "./network.js";
 import { type Described, describe, MUTATIONS, readCall } from "./request.js";
 import { Copies, synthetic } from "./responses.js";
 import { inScope } from "./scope.js";
@@ -26,16 +24,7 @@ export type Facade = Omit<Core, "copies" | "lastSuccess" | "lastSuccessSent"> & 
   local<T>(answer: T): T;
 };
 
-export interface GoPath {
-  /** Go's answer for a fetch call; null to fall to the gate (Go is gone, or its copy is). */
-  fetch(input: RequestInfo | URL, init: RequestInit | undefined): Promise<Response> | null;
-  /** Logout: copies, pending keys and in-flight sharing are dropped. */
-  forget(now: number): void;
-  /** Go is gone: whoever waits for a probe decides again (through the gate). */
-  release(): void;
-  readonly flights: number;
-  readonly copies: number;
-}
+export type GoPath = ReturnType<typeof createGoPath>;
 
 /** The table's entry for a quiet lead (see lead()): callers who join share a flight of their own. */
 class Lead implements Joinable {
@@ -53,8 +42,6 @@ class Lead implements Joinable {
   }
 }
 
-const noop = () => {};
-
 /**
  * The Go path over `engine`. `again` is the facade's fetch: a request that
  * waited for a probe goes through it once more.
@@ -64,21 +51,8 @@ export function createGoPath(
   facade: Facade,
   o: Readonly<ResolvedOptions>,
   again: (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>,
-): GoPath {
-  const core: Core = {
-    fetch: facade.fetch,
-    now: facade.now,
-    call: facade.call,
-    sync: facade.sync,
-    counts: facade.counts,
-    idle: facade.idle,
-    uneventful: facade.uneventful,
-    deadlines: facade.deadlines,
-    timeoutOf: facade.timeoutOf,
-    copies: new Copies(),
-    lastSuccess: 0,
-    lastSuccessSent: 0,
-  };
+) {
+  const core: Core = { ...facade, copies: new Copies(), lastSuccess: 0, lastSuccessSent: 0 };
   const { call, sync, now } = core;
   const { passThrough, local } = facade;
   const nativeFetch = core.fetch;
@@ -109,14 +83,7 @@ export function createGoPath(
       case Kind.Send: {
         const release = () => releaseProbe(a.probe);
         if (o.idempotency && MUTATIONS.has(req.method)) return sendMutation(core, flights, a.ticket, req, input, init, release);
-        const key = a.flight ? `g${a.flight}` : `t${a.ticket}`;
-        const flight = flights.open(key, () => call((e) => e.abort(a.ticket)), req.signal !== undefined);
-        const p = flight.add(req.signal);
-        void send(core, flight, { ticket: a.ticket, sentAt: 0, input, init, req }).then(() => {
-          flights.close(key, flight);
-          release();
-        });
-        return p;
+        return sendShared(core, flights, a.flight ? `g${a.flight}` : `t${a.ticket}`, { ticket: a.ticket, sentAt: 0, input, init, req }, release);
       }
       case Kind.Join: {
         const flight = flights.get(`g${a.flight}`);
@@ -157,11 +124,7 @@ export function createGoPath(
     }
     const plan = { ticket: 0, sentAt: 0, input, init, req };
     const own = coalesce ? key : `s${++solo}`;
-    if (req.signal === undefined) return lead(own, plan);
-    const flight = flights.open(own, () => plan.ticket && call((e) => e.abort(plan.ticket)));
-    const p = flight.add(req.signal);
-    void send(core, flight, plan).then(() => flights.close(own, flight));
-    return p;
+    return req.signal === undefined ? lead(own, plan) : sendShared(core, flights, own, plan);
   }
 
   /**
@@ -221,16 +184,19 @@ export function createGoPath(
   }
 
   return {
-    fetch(input, init) {
+    /** Go's answer for a fetch call; null to fall to the gate (Go is gone, or its copy is). */
+    fetch(input: RequestInfo | URL, init: RequestInit | undefined): Promise<Response> | null {
       // A call fetch rejects, or with an aborted signal: nothing is decided.
       const req = readCall(describe, input, init, facade.baseUrl());
       return req ? decide(req, input, init) : passThrough(input, init);
     },
-    forget(t) {
+    /** Logout: copies, pending keys and in-flight sharing are dropped. */
+    forget(t: number) {
       flights.forget();
       call((e) => e.forget(t));
       for (const id of call((e) => e.dropped()) ?? []) core.copies.drop(id);
     },
+    /** Go is gone: whoever waits for a probe decides again (through the gate). */
     release() {
       for (const id of [...probes.keys()]) releaseProbe(id);
     },

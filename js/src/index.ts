@@ -1,16 +1,11 @@
 // The browser ESM entry of the npm package. It does not load a second copy of
-// the module: the script tag (dist/gateway-circuit.js) defines
-// window.gatewayCircuit before app code runs, and this entry hands out that
-// instance, so every bundle on the page shares one circuit.
-//
-// `gatewayCircuit` looks the instance up at each call, not at import: a
-// bundle may be evaluated before the tag has run. If the tag never ran
+// the module: it hands out the script tag's window.gatewayCircuit, so every
+// bundle on the page shares one circuit. The instance is looked up at each
+// call, not at import: a bundle may run before the tag. If the tag never ran
 // (missing, blocked by CSP, 404), calls go to a pass-through (plain fetch,
-// never armed, status "fallback") and one console.warn says so: the page
-// keeps working, as it does when the wasm fails. Code that must know checks
-// `gatewayCircuit.status` / `.error`.
+// never armed, status "fallback") and one console.warn says so: the page keeps
+// working, as it does when the wasm fails.
 
-import { isCircuitOpenError, isGatewayError, isIdempotencyError } from "./errors.js";
 import { createApi } from "./api.js";
 import { createPassthrough } from "./passthrough.js";
 import { createFetchJSON, createQueryFn, createRetry, createRetryDelay } from "./query.js";
@@ -19,7 +14,7 @@ import type { GatewayCircuit } from "./types.js";
 
 export type * from "./types.js";
 export type { Outage, QueryClientConnection, QueryClientLike, QueryLike } from "./tanstack.js";
-export { isCircuitOpenError, isGatewayError, isIdempotencyError };
+export { isCircuitOpenError, isGatewayError, isIdempotencyError } from "./brand.js";
 export { createRetry, createRetryDelay, MAX_RETRY_DELAY_MS } from "./query.js";
 export { isOutageError } from "./tanstack.js";
 
@@ -44,12 +39,10 @@ const blocking = () => live().blocking();
 const fetchJSON = createFetchJSON((input, init) => live().fetch(input, init));
 
 /**
- * window.gatewayCircuit, looked up at each call. Methods can be passed around
- * unbound. Its TanStack helpers are built here over live().fetch, not handed
- * over: the same errors (GatewayHttpError) and the same retry rule whichever
- * instance answers — the facade, the tag's stand-in before it, or the
- * pass-through when the tag never ran. (They are set over the API object's
- * own, not passed into it, to keep the tag's file small.)
+ * window.gatewayCircuit, looked up at each call; methods can be passed around
+ * unbound. Its TanStack helpers are built here over live().fetch: the same
+ * errors and retry rule whichever instance answers (set over the API object's
+ * own, not passed into it, to keep the tag's file small).
  */
 export const gatewayCircuit: GatewayCircuit = Object.assign(createApi(live), {
   fetchJSON,
@@ -64,10 +57,8 @@ export const gatewayCircuit: GatewayCircuit = Object.assign(createApi(live), {
 });
 
 /**
- * Connects a TanStack QueryClient to the circuit: the queries that failed
- * because of the gateway are fetched again when it closes or turns half-open
- * (one first, the rest once it succeeded), and `outage()` / `subscribe()`
- * tell the overlay whether the gateway is down (see tanstack.ts).
+ * Connects a TanStack QueryClient to the circuit: what failed because of the
+ * gateway is fetched again once it recovers, and the overlay hears whether it is down (tanstack.ts).
  */
 export function connectQueryClient(client: QueryClientLike): QueryClientConnection {
   return connect(client, gatewayCircuit);

@@ -6,7 +6,7 @@
 import { Code, Idem } from "./abi.gen.js";
 import { GatewayIdempotencyError } from "./errors.js";
 import type { FlightTable } from "./flights.js";
-import { type Core, send, statusOf } from "./network.js";
+import { type Core, sendShared, statusOf } from "./network.js";
 import { MARKER_HEADER } from "./query.js";
 import { type Described, initFor } from "./request.js";
 
@@ -54,36 +54,25 @@ export async function sendMutation(
   const body = await bodyBytes(input, init, req).catch(() => null);
   const given = givenKey(req.headers);
   const sub = body && core.call((e) => e.idemBegin(core.now(), req.method, req.url, req.headers, given, body));
-  const plain = () => {
-    const flight = flights.open(`t${ticket}`, () => core.call((e) => e.abort(ticket)), req.signal !== undefined);
-    const p = flight.add(req.signal);
-    void send(core, flight, { ticket, sentAt: 0, input, init, req }).then(() => {
-      flights.close(`t${ticket}`, flight);
-      release();
-    });
-    return p;
-  };
   // A body that cannot be fingerprinted (a stream, FormData, over 1 MiB or
   // nested deeper than 64), or any limit the caller did not choose: sent as
   // it is, without a key, never refused.
-  if (!sub || (sub.code < 0 && sub.code !== Code.BadKey && sub.code !== Code.KeyReused)) return plain();
+  if (!sub || (sub.code < 0 && sub.code !== Code.BadKey && sub.code !== Code.KeyReused)) {
+    return sendShared(core, flights, `t${ticket}`, { ticket, sentAt: 0, input, init, req }, release);
+  }
   if (sub.code < 0 || sub.code === Idem.Join) {
     core.call((e) => e.abort(ticket)); // nothing goes out for this call
     release();
   }
-  if (sub.code === Code.KeyReused) {
+  if (sub.code < 0) {
     core.counts.idempotencyRefused++;
     core.counts.answeredLocally++;
+    if (sub.code === Code.BadKey) throw new GatewayIdempotencyError(sub.message);
     return new Response(JSON.stringify({ error: "idempotency_key_reused", message: sub.message }), {
       status: 422,
       statusText: "Unprocessable Content",
       headers: { "content-type": "application/json", [MARKER_HEADER]: "idempotency" },
     });
-  }
-  if (sub.code < 0) {
-    core.counts.idempotencyRefused++;
-    core.counts.answeredLocally++;
-    throw new GatewayIdempotencyError(sub.code as Code, sub.message);
   }
   const key = `m ${sub.action}`;
   if (sub.code === Idem.Join) {
@@ -97,13 +86,9 @@ export async function sendMutation(
   }
   const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
   if (!given) headers.set("idempotency-key", sub.header); // the caller's own key is sent verbatim
-  const flight = flights.open(key, () => core.call((e) => e.abort(ticket)), req.signal !== undefined);
-  const p = flight.add(req.signal);
-  void send(core, flight, { ticket, sentAt: 0, input, init: initFor(input, init, { headers }), req }).then((res) => {
-    flights.close(key, flight);
+  return sendShared(core, flights, key, { ticket, sentAt: 0, input, init: initFor(input, init, { headers }), req }, (res) => {
     // No answer: the effect may have happened; the next try keeps the key.
     core.call((e) => e.idemFinish(core.now(), sub.action, res ? statusOf(res) : 0));
     if (sub.code !== Idem.Join) release();
   });
-  return p;
 }

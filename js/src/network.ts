@@ -6,7 +6,7 @@
 import { Status } from "./abi.gen.js";
 import { type Deadline, type Deadlines, initWithin } from "./deadline.js";
 import type { Engine, Outcome } from "./engine.js";
-import type { Flight } from "./flights.js";
+import { type Flight, type FlightTable, noop } from "./flights.js";
 import { TIMEOUT_STATUS } from "./policy.gen.js";
 import { type Described, initFor } from "./request.js";
 import { parked } from "./wait.js";
@@ -79,10 +79,30 @@ export function quietAnswer(core: Core, st: number, sent: number): boolean {
   }
   // A failure of the same burst made Go speak meanwhile (it armed, say):
   // this success counts now, and may withdraw that trip at once.
-  core.lastSuccess = 0;
-  core.call((e) => e.succeeded(sent, answered));
+  succeeded(core, sent, answered);
   core.sync(true);
   return true;
+}
+
+/** Tells Go of an in-scope success on the quiet path (it is reported then). */
+function succeeded(core: Core, sent: number, answered: number): void {
+  core.lastSuccess = 0;
+  core.call((e) => e.succeeded(sent, answered));
+}
+
+/**
+ * Opens a flight under `key` for plan, joined by its caller, and sends it;
+ * `after` runs with what the network gave once the flight left the table.
+ */
+export function sendShared(core: Core, flights: FlightTable, key: string, plan: Plan, after?: (res: Response | null) => void): Promise<Response> {
+  const signal = plan.req.signal;
+  const flight = flights.open(key, () => plan.ticket && core.call((e) => e.abort(plan.ticket)), signal !== undefined);
+  const p = flight.add(signal);
+  void send(core, flight, plan).then((res) => {
+    flights.close(key, flight);
+    after?.(res);
+  });
+  return p;
 }
 
 /**
@@ -102,12 +122,7 @@ export function send(core: Core, flight: Flight, plan: Plan, sent?: Promise<Resp
     const st = res ? statusOf(res) : timedOut ? TIMEOUT_STATUS : Status.NoAnswer;
     if (!plan.ticket) {
       if (quietAnswer(core, st, plan.sentAt)) return null;
-      if (core.lastSuccess) {
-        const sent = core.lastSuccessSent;
-        const answered = core.lastSuccess;
-        core.lastSuccess = 0;
-        core.call((e) => e.succeeded(sent, answered));
-      }
+      if (core.lastSuccess) succeeded(core, core.lastSuccessSent, core.lastSuccess);
       plan.ticket = core.call((e) => e.adopt(plan.sentAt, req.url)) ?? 0;
       if (!plan.ticket) return null;
     }
@@ -193,5 +208,3 @@ export function send(core: Core, flight: Flight, plan: Plan, sent?: Promise<Resp
     },
   );
 }
-
-const noop = () => {};

@@ -1,10 +1,8 @@
-// The facade without a circuit: what the package entries hand out where the
-// script tag's window.gatewayCircuit cannot exist (a Server Component, SSR,
-// `next build`, Node) or did not run (a page without the tag). It guards
-// nothing and never throws: fetch is the plain fetch, nothing is ever armed,
-// subscribers are never called. The TanStack helpers keep their real
-// behaviour, so a queryFn or retry built from it means the same thing on
-// both sides of a render.
+// The facade without a circuit, where the tag's window.gatewayCircuit cannot
+// exist (server.ts) or did not run (index.ts). It guards nothing and never
+// throws: fetch is the plain fetch, nothing is armed, subscribers are never
+// called. The TanStack helpers keep their real behaviour, so a queryFn or
+// retry built from it means the same thing on both sides of a render.
 
 import { inertOptions } from "./config.js";
 import { type Decider, createApi, noMetrics } from "./api.js";

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { GatewayHttpError, isCircuitOpenError, isGatewayError } from "./errors.js";
+import { isCircuitOpenError, isGatewayError } from "./brand.js";
+import { GatewayHttpError } from "./errors.js";
 import { QueryClient, type QueryFunction, QueryObserver } from "@tanstack/query-core";
 import { gatewayCircuit as entryCircuit } from "./index.js";
 import { createPassthrough } from "./passthrough.js";
@@ -131,7 +132,7 @@ test("retryDelay: the server's Retry-After, the module's pause for that service,
 test("retry never retries a refused mutation", async () => {
   const { GatewayIdempotencyError } = await import("./errors.js");
   const retry = createRetry();
-  assert.equal(retry(0, new GatewayIdempotencyError(-7, "bad key")), false);
+  assert.equal(retry(0, new GatewayIdempotencyError("bad key")), false);
 });
 
 // React's StrictMode (on in `next dev` with the App Router) mounts every

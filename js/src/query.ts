@@ -3,6 +3,7 @@
 
 import { isGatewayError } from "./brand.js";
 import { GatewayHttpError } from "./errors.js";
+import type { BlockMarker } from "./responses.js";
 import type { Pause } from "./storage.js";
 import type { Blocking, GatewayCircuit, GatewayRequestInit } from "./types.js";
 
@@ -18,7 +19,8 @@ const SHORT_CIRCUITS = new Set(["open", "cooldown", "negative"]);
 /** Builds the error for a non-2xx Response; reads the body of a synthetic 503. */
 export async function toGatewayError(res: Response): Promise<GatewayHttpError> {
   const url = res.url || "(synthetic)";
-  if (!SHORT_CIRCUITS.has(res.headers.get(MARKER_HEADER) ?? "")) {
+  const marker = res.headers.get(MARKER_HEADER) ?? "";
+  if (!SHORT_CIRCUITS.has(marker)) {
     const retryAfterMs = retryAfterOf(res.headers.get("retry-after"), Date.now());
     return new GatewayHttpError({ status: res.status, httpStatus: res.status, circuitOpen: false, until: null, url, retryAfterMs });
   }
@@ -31,8 +33,7 @@ export async function toGatewayError(res: Response): Promise<GatewayHttpError> {
   } catch {
     // a body we did not write: keep the response status
   }
-  const reason = res.headers.get(MARKER_HEADER) as "open" | "cooldown" | "negative";
-  return new GatewayHttpError({ status: res.status, httpStatus, circuitOpen: true, until, url, reason });
+  return new GatewayHttpError({ status: res.status, httpStatus, circuitOpen: true, until, url, reason: marker as BlockMarker });
 }
 
 /** A Retry-After header (seconds, or an HTTP date) in ms from `now`; null when absent or unreadable. */
@@ -64,19 +65,11 @@ export const MAX_RETRY_DELAY_MS = 30_000;
 export type RetryView = Pick<GatewayCircuit, "blocking" | "status">;
 
 /**
- * TanStack's `retry` option. It retries what another try can fix: a network
- * error, a 500, a 408, a 429 and the answer of a pause the server asked for
- * (after the wait, see createRetryDelay), and a 502/503/504 the circuit judged not an outage
- * (a rate limiter's 503 among successes), up to `maxRetries` times
- * (TanStack's default, 3). It never retries the open circuit's answer or
- * anything while the circuit is armed or half-open (the retry would go to a
- * gateway it holds as down), a wait beyond 30 s, another 4xx, or a refused
- * mutation.
- *
- * Before Go runs (status "loading", or no `circuit`: the tag's stand-in)
- * nothing has judged an answer yet, so it is retried as TanStack would,
- * after the same delay: by then Go has judged it, and if it took it for an
- * outage the retry is answered locally, without a request.
+ * TanStack's `retry` option (the rule is the README's): what another try can
+ * fix, never while the circuit is armed or half-open. Before Go runs (status
+ * "loading", or no `circuit`) nothing has judged an answer yet, so it retries
+ * as TanStack would: by then Go has, and the retry of an outage is answered
+ * locally.
  */
 export function createRetry(maxRetries = 3, circuit?: RetryView) {
   return (failureCount: number, error: unknown): boolean => {
@@ -103,10 +96,9 @@ export function createRetry(maxRetries = 3, circuit?: RetryView) {
 }
 
 /**
- * TanStack's `retryDelay` option: the server's Retry-After when it sent one
- * (or the end of the pause that answered locally), or the end of the 429
- * pause the module holds for the request's service,
- * whichever is later; else TanStack's own backoff (1 s, 2 s, 4 s… at most 30 s).
+ * TanStack's `retryDelay` option: the later of the server's Retry-After (or
+ * the end of the pause that answered) and the module's pause for the
+ * request's service; else TanStack's own backoff (1 s, 2 s, 4 s… at most 30 s).
  */
 export function createRetryDelay(blocking: () => Blocking, now: () => number = Date.now) {
   return (failureCount: number, error: unknown): number => {

@@ -3,10 +3,6 @@
 // can change the answer, the signal, and whether the body can be sent again.
 // Go decides what makes two requests the same (internal/coalesce); this file
 // only writes down every property, in the Request frame (abi.gen.ts).
-//
-// describe() throws for anything fetch itself would reject (a bad header, a
-// URL that does not parse, a throwing toString): the caller then hands the
-// call to native fetch, which rejects it with its own error.
 
 /** fetch's defaults for the options that can change the answer. */
 const OPTION_DEFAULTS = {
@@ -76,8 +72,9 @@ function plainPathUrl(path: string, base: string): string | null {
 
 /**
  * Reads a fetch call with `view` (gateView or describe); null when fetch must
- * take the call as it is: fetch rejects it with its own error, or its signal
- * is already aborted (nothing may go out for it, and nothing is decided).
+ * take the call as it is: fetch rejects it with its own error (a bad header,
+ * a URL that does not parse, a throwing toString), or its signal is already
+ * aborted (nothing may go out for it, and nothing is decided).
  */
 export function readCall<T extends { signal: AbortSignal | undefined }>(
   view: (input: RequestInfo | URL, init: RequestInit | undefined, base: string) => T,
@@ -94,19 +91,7 @@ export function readCall<T extends { signal: AbortSignal | undefined }>(
   return req.signal?.aborted ? null : req;
 }
 
-/** What the pre-ready gate reads of a fetch call (describe() reads the rest once Go runs). */
-export type GateView = Pick<Described, "url" | "method" | "signal">;
-
-/** The gate's view of a fetch call. Throws where describe() would (see the file comment). */
-export function gateView(input: RequestInfo | URL, init: RequestInit | undefined, base: string): GateView {
-  const url = requestUrl(input, base);
-  const req = isRequest(input) ? input : null;
-  if (init?.headers) new Headers(init.headers); // a bad header: fetch rejects it, nothing is answered for it
-  const signal = init && "signal" in init ? signalOf(init) : (req?.signal ?? undefined);
-  return { url, method: methodOf(init, req), signal };
-}
-
-/** Reads a fetch call. Throws where fetch would reject (see the file comment). */
+/** Reads a fetch call. Throws where fetch would reject (see readCall). */
 export function describe(input: RequestInfo | URL, init: RequestInit | undefined, base: string): Described {
   const url = requestUrl(input, base);
   const req = isRequest(input) ? input : null;
@@ -133,6 +118,10 @@ export function describe(input: RequestInfo | URL, init: RequestInit | undefined
   const requestBody = req !== null && (body === undefined || body === null) && req.body !== null;
   return { url, method, headers, signal, plain: false, oneShotBody, requestBody };
 }
+
+/** What the pre-ready gate reads of a fetch call: describe()'s, as it throws where fetch would. */
+export type GateView = Pick<Described, "url" | "method" | "signal">;
+export const gateView: (input: RequestInfo | URL, init: RequestInit | undefined, base: string) => GateView = describe;
 
 /** init has no member but (maybe) a signal: what fetch reads, inherited members included. */
 function onlySignal(init: RequestInit): boolean {

@@ -1,18 +1,15 @@
 // The server-safe entry (`react-server`, `node`, `default`): importing it in a
 // Server Component, during `next build`, in SSR of a client component, or in
 // Node never touches `window`. There is no circuit on a server: it is per
-// browser tab, in sessionStorage. `gatewayCircuit` is a pass-through
-// (see passthrough.ts), so code shared with the browser renders the same.
+// browser tab, in sessionStorage. It exports what the browser entry does, but
+// `gatewayCircuit` is a pass-through (see passthrough.ts), so code shared with
+// the browser renders the same.
 
 import { createPassthrough } from "./passthrough.js";
 import { type QueryClientConnection, type QueryClientLike, connectQueryClient as connect } from "./tanstack.js";
 import type { GatewayCircuit } from "./types.js";
 
-export type * from "./types.js";
-export type { Outage, QueryClientConnection, QueryClientLike, QueryLike } from "./tanstack.js";
-export { isCircuitOpenError, isGatewayError, isIdempotencyError } from "./errors.js";
-export { createRetry, createRetryDelay, MAX_RETRY_DELAY_MS } from "./query.js";
-export { isOutageError } from "./tanstack.js";
+export * from "./index.js"; // the three below are the server's own
 
 /** On a server: a pass-through with status "fallback" that guards nothing. */
 export const gatewayCircuit: GatewayCircuit = createPassthrough(

@@ -12,6 +12,15 @@ export function report(e: unknown): void {
   });
 }
 
+/** Calls a listener; its error is reported. */
+export function tell<A extends unknown[]>(listener: (...args: A) => void, ...args: A): void {
+  try {
+    listener(...args);
+  } catch (e) {
+    report(e);
+  }
+}
+
 const NOTHING: Blocking = /* @__PURE__ */ Object.freeze({ circuit: null, halfOpen: false, pauses: /* @__PURE__ */ Object.freeze([]) as readonly Pause[] });
 
 export class StateMirror {
@@ -72,12 +81,7 @@ export class StateMirror {
       // A listener that changed the state (clear() on "armed") started a newer
       // round that told everyone: this round must not overwrite it.
       if (this.version !== v) return;
-      if (!this.listeners.has(l)) continue;
-      try {
-        l(next.circuit && { ...next.circuit }, next);
-      } catch (e) {
-        report(e);
-      }
+      if (this.listeners.has(l)) tell(l, next.circuit && { ...next.circuit }, next);
     }
   }
 
@@ -88,14 +92,8 @@ export class StateMirror {
     if (this.current !== NOTHING) {
       const v = this.version;
       queueMicrotask(() => {
-        if (this.listeners.has(listener) && this.version === v) {
-          const b = this.current;
-          try {
-            listener(b.circuit && { ...b.circuit }, b);
-          } catch (e) {
-            report(e);
-          }
-        }
+        const b = this.current;
+        if (this.listeners.has(listener) && this.version === v) tell(listener, b.circuit && { ...b.circuit }, b);
       });
     }
     return () => {

@@ -1,17 +1,14 @@
 // The TanStack Query client, connected to the circuit: queries that failed
 // because of the gateway are fetched again by themselves when the circuit
-// closes or turns half-open (its TTL, a probe's success, clear(), Go
-// withdrawing what the tag armed before it ran) — one first and the rest
-// only if it succeeds; and the overlay's question — is the gateway down? — answered from the
-// circuit and from the queries' errors, so it is answered even when the
-// module's files did not load.
-//
+// closes or turns half-open — one first, the rest only if it succeeds; and
+// the overlay's question (is the gateway down?) answered from the circuit and
+// from the queries' errors, so even when the module's files did not load.
 // Written against the shapes of TanStack's QueryClient and Query, not its
 // code: the package depends on nothing at run time.
 
 import { isGatewayError } from "./brand.js";
 import { DEFAULT_TRIP_STATUSES } from "./config.js";
-import { report } from "./state.js";
+import { tell } from "./state.js";
 import type { GatewayHttpError } from "./errors.js";
 import type { Blocking, GatewayCircuit } from "./types.js";
 
@@ -116,14 +113,6 @@ export function connectQueryClient(
     return { httpStatus, until: b.circuit?.until ?? pause?.until ?? null, halfOpen: b.halfOpen, failedQueries: errors.length };
   }
 
-  /** A throwing listener does not stop the others; its error is rethrown asynchronously. */
-  const call = (l: (o: Outage | null) => void, o: Outage | null) => {
-    try {
-      l(o);
-    } catch (e) {
-      report(e);
-    }
-  };
   const listeners = new Set<(o: Outage | null) => void>();
   let last = "null";
   function notify() {
@@ -131,7 +120,7 @@ export function connectQueryClient(
     const key = JSON.stringify(o);
     if (key === last) return;
     last = key;
-    for (const l of [...listeners]) call(l, o);
+    for (const l of [...listeners]) tell(l, o);
   }
 
   const stops = [circuit.subscribe(onCircuit), cache.subscribe(notify)];
@@ -139,7 +128,7 @@ export function connectQueryClient(
     outage,
     subscribe(listener) {
       listeners.add(listener);
-      queueMicrotask(() => listeners.has(listener) && call(listener, outage()));
+      queueMicrotask(() => listeners.has(listener) && tell(listener, outage()));
       return () => void listeners.delete(listener);
     },
     tryAgain() {

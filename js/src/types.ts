@@ -1,12 +1,9 @@
 import type { ResolvedOptions } from "./config.js";
-import type { GatewayHttpError, GatewayIdempotencyError } from "./errors.js";
+import type { GatewayErrorCode, GatewayHttpError, GatewayIdempotencyError, IdempotencyErrorCode } from "./errors.js";
 import type { QueryFnInit } from "./query.js";
 import type { CircuitState, Pause } from "./storage.js";
 
-export type { CircuitState, Pause } from "./storage.js";
-export type { GatewayHttpError, GatewayErrorCode, GatewayIdempotencyError, IdempotencyErrorCode } from "./errors.js";
-export type { ResolvedOptions } from "./config.js";
-export type { QueryFnInit } from "./query.js";
+export type { CircuitState, GatewayErrorCode, GatewayHttpError, GatewayIdempotencyError, IdempotencyErrorCode, Pause, QueryFnInit, ResolvedOptions };
 
 /**
  * Called with the armed circuit (or null) and everything that blocks
@@ -39,17 +36,10 @@ export interface Diagnostics {
 }
 
 /**
- * Counters since the page loaded. Every call of `fetch` (and so of
- * `fetchJSON` and `queryFn`) counts in `calls` and, once it is decided, in
- * exactly one of `answeredLocally`, `passedThrough` or `network` (whose
- * `retries` are extra requests of calls already counted):
- * `calls = answeredLocally + passedThrough + network - retries`, but for the
- * calls still waiting (for the wasm, a probe, a body) and those aborted
- * while they waited. The per-policy counters say why; one call can count in
- * two of them (the circuit answering with a stale copy: `shortCircuited`
- * and `staleServed`). Before the wasm runs (and in fallback) the shim's
- * counters (`calls`, `network`, `answeredLocally`, `passedThrough`, and the
- * stored circuit's and pauses' answers) still count; Go's stay 0.
+ * Counters since the page loaded: `calls = answeredLocally + passedThrough +
+ * network - retries`, but for the calls still waiting or aborted while they
+ * waited; the per-policy counters say why (README, "Metrics"). Before the
+ * wasm runs (and in fallback) Go's counters stay 0.
  */
 export interface Metrics {
   /** Calls of `gatewayCircuit.fetch`, whatever became of them. */
