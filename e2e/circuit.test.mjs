@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { beforeEach, describe, test } from "node:test";
 import { engine } from "./driver/index.mjs";
-import { gatewayAndBrowser, settled, sleep } from "./harness.mjs";
+import { gatewayAndBrowser, sentinel, settled, sleep } from "./harness.mjs";
 
 const KEY = "gateway_circuit_v1";
 const env = gatewayAndBrowser();
@@ -135,7 +135,7 @@ describe(`the gateway circuit in ${engine}`, () => {
     // Still armed: nothing reaches the gateway. (The overlay covers the
     // button, so the click is dispatched, as app code would refetch.)
     await page.dispatchEvent("#refetch", "click");
-    await sleep(200);
+    await sentinel(env, page);
     assert.equal(await env.gw.count("/api/"), 0);
     // The subscription reports expiry by itself; the overlay closes, and the
     // page asks again (app.ts): one probe, then the query that waited for it.

@@ -96,6 +96,21 @@ function batches(cases) {
 
 const debug = process.env.CONTRACT_DEBUG ? (...a) => console.error("[contract]", ...a) : () => {};
 
+/**
+ * Sends one more request per side and origin after a run, through the fetch
+ * that side used (page.js: sentinel), and waits until the server has logged
+ * them: what the run sent before them, a request sent after its caller was
+ * answered included, is then in the log. Fails if they never arrive.
+ */
+async function sentinels(page, id) {
+  const ids = await page.evaluate((i) => ["n", "m"].flatMap((side) => window.contract.sentinel(side, i)), id);
+  const what = async () => {
+    const got = await page.evaluate(() => window.contract.sentinels).catch((e) => `unreadable: ${e.message}`);
+    return `; what the page's fetches got: ${JSON.stringify(got)}`;
+  };
+  await server.sentinel(ids, 10_000, what);
+}
+
 async function runBatch(cases) {
   const t0 = Date.now();
   const { page, context } = await openPage(PAGE_QUERY);
@@ -104,7 +119,7 @@ async function runBatch(cases) {
     const { results, problems } = await page.evaluate((cs) => window.contract.run(cs), cases);
     debug(`${cases.length} cases (${cases[0].id}…): page ${t1 - t0} ms, run ${Date.now() - t1} ms`);
     pageProblems.push(...problems);
-    await new Promise((r) => setTimeout(r, 150)); // a request sent late still reaches the log
+    await sentinels(page, cases[0].id);
     // A pair the page ran again (an abort timer late on one side) has the tokens of its last run.
     const sides = (c) => ({ n: `${c.id}~n${results[c.id]?.again ?? ""}`, m: `${c.id}~m${results[c.id]?.again ?? ""}` });
     const records = await server.records(cases.flatMap((c) => Object.values(sides(c))));
@@ -209,7 +224,7 @@ describe("gatewayCircuit.fetch with the circuit closed is native fetch", () => {
 async function scenario(page, id, kind, spec) {
   const n = await page.evaluate(([k, i, s]) => window.contract.scenario(k, "n", i, s), [kind, id, spec]);
   const m = await page.evaluate(([k, i, s]) => window.contract.scenario(k, "m", i, s), [kind, id, spec]);
-  await new Promise((r) => setTimeout(r, 150));
+  await sentinels(page, id);
   const records = await server.records([`${id}~n`, `${id}~m`]);
   return { n, m, rn: records[`${id}~n`], rm: records[`${id}~m`] };
 }

@@ -131,6 +131,41 @@ export function queriesSettled(page, n, timeout = 20_000) {
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /**
+ * Resolves once every request the page has sent through gatewayCircuit.fetch
+ * has reached the demo gateway, so that a count read next is complete (where
+ * a test asserts that something did not reach it, this is what it waits for,
+ * not a fixed time). First every call made so far is decided (metrics(): none
+ * still waiting for the wasm or a probe), then the page sends a sentinel
+ * through gatewayCircuit.fetch, to a path out of the demo's scope so the
+ * circuit passes it on whatever its state, and the gateway is asked until it
+ * has counted it. Fails, saying what the page saw, after timeoutMs.
+ */
+export async function sentinel(env, page, timeoutMs = 10_000) {
+  const decided = () => {
+    const m = gatewayCircuit.metrics();
+    return m.calls === m.answeredLocally + m.passedThrough + m.network - m.retries;
+  };
+  await page.waitForFunction(decided, null, { timeout: timeoutMs }).catch(async (e) => {
+    const m = await page.evaluate(() => gatewayCircuit.metrics());
+    throw new Error(`calls still undecided after ${timeoutMs} ms: ${JSON.stringify(m)} (${e.message})`);
+  });
+  const path = `/outside/sentinel-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+  await page.evaluate((path) => {
+    window.__e2eSentinel = "pending";
+    gatewayCircuit.fetch(path).then(
+      (r) => (window.__e2eSentinel = `${r.status} ${r.headers.get("x-gateway-circuit") ?? ""}`),
+      (e) => (window.__e2eSentinel = `rejected: ${e}`),
+    );
+  }, path);
+  for (const end = Date.now() + timeoutMs; (await env.gw.count(path)) < 1; await sleep(20)) {
+    if (Date.now() > end) {
+      const got = await page.evaluate(() => window.__e2eSentinel).catch((e) => `unreadable: ${e.message}`);
+      throw new Error(`the sentinel request ${path} did not reach the gateway within ${timeoutMs} ms (the page's fetch: ${got})`);
+    }
+  }
+}
+
+/**
  * The built module's file for a request path a test server serves at its
  * root: /gateway-circuit.js, /gateway-circuit.wasm and the engine's file the
  * script loads beside itself (/gateway-circuit-{facade,engine}.<hash>.js); null for

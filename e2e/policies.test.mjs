@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { beforeEach, describe, test } from "node:test";
 import { engine } from "./driver/index.mjs";
-import { gatewayAndBrowser, openDemo, settled, sleep } from "./harness.mjs";
+import { gatewayAndBrowser, openDemo, sentinel, settled, sleep } from "./harness.mjs";
 
 const env = gatewayAndBrowser();
 
@@ -68,7 +68,7 @@ describe(`the policies around the circuit in ${engine}`, () => {
       first.until,
       { timeout: 10_000 },
     );
-    await sleep(500); // let the 19 waiters resume and be answered
+    await sentinel(env, page); // the 19 waiters resumed and were answered, and what was sent arrived
     assert.equal(await env.gw.count("/api/"), 1, "one probe, no stampede");
     const rearmed = await page.evaluate(() => gatewayCircuit.read());
     const ttl = rearmed.until - first.until;
@@ -120,7 +120,7 @@ describe(`the policies around the circuit in ${engine}`, () => {
     assert.equal(await page.evaluate(() => document.body.dataset.circuit), "armed");
     await env.gw.reset();
     await page.dispatchEvent("#refetch", "click");
-    await sleep(300);
+    await sentinel(env, page);
     assert.equal(await env.gw.count("/api/"), 0, "while armed, the stale copy answers without the network");
     await page.screenshot(new URL(`artifacts/stale-fallback-${engine}.png`, import.meta.url).pathname);
     assert.deepEqual(await page.problems(), []);

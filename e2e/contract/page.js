@@ -347,7 +347,34 @@
     return { callers, circuit: circuitNow(), network: after.network - before.network, problems: problems.splice(0) };
   }
 
-  window.contract = { ready: false, error: null, run, scenario };
+  /**
+   * The sentinel sent after a run: one more GET to each origin, through the
+   * fetch that side used (native, or the module's in-scope path), so that
+   * anything that side sent before it is ahead of it. The test reads the
+   * server's log once both have arrived (server.sentinel). A circuit the run
+   * left armed (already recorded as a difference) is cleared first, or the
+   * module would answer the sentinel itself. Returns at once; what each got
+   * is kept in sentinels[id] for the test's message.
+   */
+  const sentinels = {};
+  function sentinel(side, id) {
+    const f = side === "n" ? nativeFetch : moduleFetch;
+    const circuit = circuitNow();
+    if (side === "m" && circuit !== null) gc.clear();
+    const ids = [O1, O2].map((origin, i) => {
+      const tok = token(`sentinel-${id}-o${i + 1}`, side);
+      const key = `sentinel-${id}-o${i + 1}~${side}`;
+      sentinels[key] = "pending";
+      f(`${origin}/in/${tok}/echo?cors=1`).then(
+        (r) => (sentinels[key] = `${r.status}${r.headers.get("x-gateway-circuit") ? ` (x-gateway-circuit: ${r.headers.get("x-gateway-circuit")})` : ""}`),
+        (e) => (sentinels[key] = `rejected: ${describe(e)}`),
+      );
+      return key;
+    });
+    return ids;
+  }
+
+  window.contract = { ready: false, error: null, run, scenario, sentinel, sentinels };
   gc.ready.then(
     () => (window.contract.ready = true),
     (e) => (window.contract.error = describe(e)),

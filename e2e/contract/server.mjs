@@ -56,6 +56,7 @@ const TYPES = { ".js": "text/javascript", ".wasm": "application/wasm", ".html": 
  */
 export async function startContractServer({ dist = join(root, "dist") } = {}) {
   const log = new Map(); // "<case>~<side>" → [record]
+  const arrivals = new Map(); // "<case>~<side>" → resolvers of sentinel() waiting for its first record
   const counters = new Map(); // full URL → requests so far (answer seq)
   const origins = { o1: "", o2: "" };
   let seq = 0;
@@ -79,6 +80,8 @@ export async function startContractServer({ dist = join(root, "dist") } = {}) {
     const rec = { seq: seq++, origin, method: req.method, url: neutral(req.url), headers: [], bodyLen: 0, body: "", ended: null, sent: 0 };
     if (!log.has(id)) log.set(id, []);
     log.get(id).push(rec);
+    for (const arrived of arrivals.get(id) ?? []) arrived();
+    arrivals.delete(id);
     // "closed": the connection ended before the whole answer was written.
     res.on("close", () => (rec.ended ??= res.writableEnded ? "finished" : "closed"));
 
@@ -293,6 +296,28 @@ export async function startContractServer({ dist = join(root, "dist") } = {}) {
   return {
     o1: origins.o1,
     o2: origins.o2,
+    /**
+     * Resolves once a request of each of these "<case>~<side>" ids has
+     * reached the log: a sentinel the page sent after the requests under
+     * test, through the same fetch, so they are in the log before it. Fails,
+     * naming the ones missing, if they have not arrived within timeoutMs.
+     */
+    async sentinel(ids, timeoutMs = 10_000, what = () => "") {
+      let timer;
+      const arrived = (id) =>
+        log.has(id) ? Promise.resolve() : new Promise((resolve) => arrivals.set(id, [...(arrivals.get(id) ?? []), resolve]));
+      const late = new Promise((_, reject) => {
+        timer = setTimeout(async () => {
+          const missing = ids.filter((id) => !log.has(id));
+          reject(new Error(`the sentinel request(s) ${missing.join(", ")} did not reach the server within ${timeoutMs} ms${await what()}`));
+        }, timeoutMs);
+      });
+      try {
+        await Promise.race([Promise.all(ids.map(arrived)), late]);
+      } finally {
+        clearTimeout(timer);
+      }
+    },
     /** The records of these "<case>~<side>" ids, once their requests have ended. */
     async records(ids) {
       const res = await fetch(`${origins.o1}/__log`, { method: "POST", body: JSON.stringify(ids) });
