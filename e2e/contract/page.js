@@ -353,15 +353,14 @@
    * anything that side sent before it is ahead of it. The test reads the
    * server's log once both have arrived (server.sentinel). A circuit the run
    * left armed (already recorded as a difference) is cleared first, or the
-   * module would answer the sentinel itself. Returns at once; what each got
+   * module would answer the sentinel itself. Returns their ids at once; what each got
    * is kept in sentinels[id] for the test's message.
    */
   const sentinels = {};
   function sentinel(side, id) {
     const f = side === "n" ? nativeFetch : moduleFetch;
-    const circuit = circuitNow();
-    if (side === "m" && circuit !== null) gc.clear();
-    const ids = [O1, O2].map((origin, i) => {
+    if (side === "m" && circuitNow() !== null) gc.clear();
+    return [O1, O2].map((origin, i) => {
       const tok = token(`sentinel-${id}-o${i + 1}`, side);
       const key = `sentinel-${id}-o${i + 1}~${side}`;
       sentinels[key] = "pending";
@@ -371,7 +370,6 @@
       );
       return key;
     });
-    return ids;
   }
 
   window.contract = { ready: false, error: null, run, scenario, sentinel, sentinels };
