@@ -484,13 +484,13 @@ describe(`the user comes first, in ${engine}`, () => {
   });
 
   test("the README's overlay recipe shows the circuit, the probe and the pauses, and its button ends what the module chose", async () => {
-    const { page, context } = await open("scope=/api/&ttl-ms=1000&recipe=overlay");
+    const { page, context } = await open("scope=/api/&ttl-ms=3000&recipe=overlay"); // 3 s: the armed overlay is read before the TTL ends, on a loaded machine too
     const overlay = () => page.evaluate(() => (document.getElementById("overlay").hidden ? "" : document.getElementById("why").textContent));
     assert.equal(await overlay(), "");
     api.mode["/api/me"] = { status: 502 };
     await page.evaluate(() => me());
     assert.match(await overlay(), /^\(gateway 502, until .+\)$/);
-    await page.waitForFunction(() => /checking/.test(document.getElementById("why").textContent), null, { timeout: 5_000 });
+    await page.waitForFunction(() => /checking/.test(document.getElementById("why").textContent), null, { timeout: 10_000 });
     assert.equal(await overlay(), "(checking whether the gateway is back)", "the TTL is over: half-open");
     api.mode["/api/me"] = { status: 200 };
     assert.equal((await page.evaluate(() => me())).status, 200, "the probe");
