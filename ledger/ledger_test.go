@@ -259,36 +259,10 @@ var cases = []struct {
 		}
 	}},
 	{"concurrent duplicates in one process share one run", func(t *testing.T, s ledger.Store) {
-		a := &app{hold: make(chan struct{}), started: make(chan struct{}, 100)}
-		h := server(t, s, a, nil)
-		answers := make([]result, 30)
-		var wg sync.WaitGroup
-		for i := range answers {
-			wg.Add(1)
-			go func() { defer wg.Done(); answers[i] = send(h, "POST", "/orders", "ann", `"k"`, `{"x":1}`) }()
-		}
-		<-a.started
-		close(a.hold)
-		wg.Wait()
-		checkOne(t, answers, a.effects())
+		duplicates(t, s, 30, 1)
 	}},
 	{"duplicates through two processes share one run", func(t *testing.T, s ledger.Store) {
-		a := &app{hold: make(chan struct{}), started: make(chan struct{}, 100)}
-		one, two := server(t, s, a, nil), server(t, s, a, nil)
-		answers := make([]result, 20)
-		var wg sync.WaitGroup
-		for i := range answers {
-			h := one
-			if i%2 == 1 {
-				h = two
-			}
-			wg.Add(1)
-			go func() { defer wg.Done(); answers[i] = send(h, "POST", "/orders", "ann", `"k"`, `{"x":1}`) }()
-		}
-		<-a.started
-		close(a.hold)
-		wg.Wait()
-		checkOne(t, answers, a.effects())
+		duplicates(t, s, 20, 2)
 	}},
 	{"a duplicate past the wait limit is 409 with Retry-After", func(t *testing.T, s ledger.Store) {
 		a := &app{hold: make(chan struct{}), started: make(chan struct{}, 1)}
@@ -410,4 +384,26 @@ func checkOne(t *testing.T, answers []result, effects int) {
 	if effects != 1 || fresh != 1 {
 		t.Fatalf("effects %d, unreplayed answers %d; want 1, 1", effects, fresh)
 	}
+}
+
+// duplicates sends n concurrent duplicates, spread in turn over the given
+// number of servers (processes) on one store, while the first is held in its
+// handler; then every answer must be the one run's.
+func duplicates(t *testing.T, s ledger.Store, n, processes int) {
+	a := &app{hold: make(chan struct{}), started: make(chan struct{}, 100)}
+	servers := make([]http.Handler, processes)
+	for i := range servers {
+		servers[i] = server(t, s, a, nil)
+	}
+	answers := make([]result, n)
+	var wg sync.WaitGroup
+	for i := range answers {
+		h := servers[i%processes]
+		wg.Add(1)
+		go func() { defer wg.Done(); answers[i] = send(h, "POST", "/orders", "ann", `"k"`, `{"x":1}`) }()
+	}
+	<-a.started
+	close(a.hold)
+	wg.Wait()
+	checkOne(t, answers, a.effects())
 }

@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { test } from "node:test";
 
 /** The lines js/src may have (counted as `wc -l` counts them). The goal is 1,800. */
-const BUDGET = 3999; // the request path says each thing once (one flight helper, types from the objects they describe)
+const BUDGET = 3988; // the hang rule back inside Deadlines.hanging (its second user, the stand-in, was reverted)
 
 test("js/src stays within its line budget", () => {
   const files = readdirSync("js/src").filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts") && !f.endsWith(".gen.ts"));

@@ -551,28 +551,21 @@ test("F5 while the gateway hangs: the page arms the circuit for one deadline; no
   for (const s of [...sent, ...other.sent, ...polling.sent]) s.answer(new Response("late"));
 });
 
-test("an answer given before Go runs is handed to Go with the time it came, not the time Go started", async () => {
-  let t = 1_000;
-  const engine = new FakeEngine({});
-  const { fetchFn, sent } = recordingFetch();
-  const { options } = readOptions({ wasm: "/m.wasm", scope: "/api/" }, base);
+/** The facade with Go held back until start() (storage in memory), its clock at t. */
+async function beforeGo(clock = { t: 1_000 }) {
   let start!: () => void;
   const started = new Promise<void>((r) => (start = r));
-  const gc = createGatewayCircuit(options, {
-    fetch: fetchFn,
-    storage: null,
-    baseUrl: () => base,
-    now: () => t,
-    start: async () => {
-      await started;
-      return { engine, options: "", createGoPath, readGoOptions };
-    },
-  });
+  return { ...(await facade({}, {}, started, new MemoryStorage(), () => clock.t)), start };
+}
+
+test("an answer given before Go runs is handed to Go with the time it came, not the time Go started", async () => {
+  const clock = { t: 1_000 };
+  const { gc, engine, sent, start } = await beforeGo(clock);
   const answer = gc.fetch("/api/a");
   await until(() => sent.length === 1);
   sent[0]!.answer(new Response("", { status: 429, headers: { "retry-after": "1" } }));
   await answer;
-  t = 4_000; // Go starts 3 s later: a pause counted from now would outlast the server's 1 s
+  clock.t = 4_000; // Go starts 3 s later: a pause counted from now would outlast the server's 1 s
   start();
   await gc.ready;
   await until(() => engine.observed.length === 1);
@@ -580,38 +573,17 @@ test("an answer given before Go runs is handed to Go with the time it came, not 
 });
 
 test("a call the tag's stand-in sent is handed to Go with the time its answer came, not the time the facade took it over", async () => {
-  let t = 9_000;
-  const engine = new FakeEngine({});
-  const { options } = readOptions({ wasm: "/m.wasm", scope: "/api/" }, base);
-  const gc = createCircuit(options, {
-    fetch: recordingFetch().fetchFn,
-    storage: null,
-    baseUrl: () => base,
-    now: () => t,
-    start: async () => ({ engine, options: "", createGoPath, readGoOptions }),
-  });
+  const { circuit, engine, start } = await beforeGo({ t: 9_000 });
   const answer = Promise.resolve(new Response("", { status: 429, headers: { "retry-after": "1" } }));
-  gc.takeOver([{ input: "/api/a", init: undefined, answer, answeredAt: 2_000 }]);
-  await gc.ready;
+  circuit.takeOver([{ input: "/api/a", init: undefined, answer, answeredAt: 2_000 }]);
+  start();
+  await circuit.ready;
   await until(() => engine.observed.length === 1);
   assert.deepEqual(engine.observed, [{ now: 2_000, status: 429 }]); // answered 7 s before: the server's 1 s is over
 });
 
 test("clear() before Go runs: the answers that came before it are not handed to Go, which would arm again", async () => {
-  const engine = new FakeEngine({});
-  const { fetchFn, sent } = recordingFetch();
-  const { options } = readOptions({ wasm: "/m.wasm", scope: "/api/" }, base);
-  let start!: () => void;
-  const started = new Promise<void>((r) => (start = r));
-  const gc = createGatewayCircuit(options, {
-    fetch: fetchFn,
-    storage: new MemoryStorage(),
-    baseUrl: () => base,
-    start: async () => {
-      await started;
-      return { engine, options: "", createGoPath, readGoOptions };
-    },
-  });
+  const { gc, engine, sent, start } = await beforeGo({ t: Date.now() });
   const answer = gc.fetch("/api/a");
   await until(() => sent.length === 1);
   sent[0]!.answer(new Response("", { status: 503 }));

@@ -17,27 +17,6 @@ import type { GatewayRequestInit } from "./types.js";
 /** setTimeout's longest delay; a longer deadline is this. */
 const MAX_DELAY_MS = 2 ** 31 - 1;
 
-/** A request in flight, as the hang rule sees it: when it was sent, and its deadline. */
-export interface InFlight {
-  readonly sentAt: number;
-  readonly ms: number;
-}
-
-/**
- * Whether the gateway hangs, as the page goes away at `now` (Go's rule,
- * internal/guard HangNoticeMs): a request of `pending` is unanswered for
- * HANG_NOTICE_MS or more, and nothing was answered since it was sent (at
- * `lastAnswer`; a slow endpoint among answering ones is not a hang).
- * Requests whose caller gave them a deadline longer than `usualMs` (the
- * page's: a long poll, an export) are expected to wait, and say nothing.
- */
-export function hangs(pending: Iterable<InFlight>, lastAnswer: number, now: number, usualMs: number): boolean {
-  for (const d of pending) {
-    if (d.ms <= usualMs && now - d.sentAt >= HANG_NOTICE_MS && d.sentAt >= lastAnswer) return true;
-  }
-  return false;
-}
-
 /** The deadline for a call: its own `timeout` option, else `fallback` (the page's). 0: none. */
 export function timeoutOf(init: RequestInit | undefined, fallback: number): number {
   const own = (init as GatewayRequestInit | undefined)?.timeout;
@@ -157,9 +136,19 @@ export class Deadlines {
     if (answered && at > this.lastAnswer) this.lastAnswer = at;
   }
 
-  /** Whether the gateway hangs, as the page goes away at `now` (see hangs). */
+  /**
+   * Whether the gateway hangs, as the page goes away at `now` (Go's rule,
+   * internal/guard HangNoticeMs): a request is unanswered for HANG_NOTICE_MS
+   * or more, and nothing was answered since it was sent (a slow endpoint
+   * among answering ones is not a hang). Requests whose caller gave them a
+   * deadline longer than `usualMs` (the page's: a long poll, an export) are
+   * expected to wait, and say nothing.
+   */
   hanging(now: number, usualMs: number): boolean {
-    return hangs(this.pending, this.lastAnswer, now, usualMs);
+    for (const d of this.pending) {
+      if (d.ms <= usualMs && now - d.sentAt >= HANG_NOTICE_MS && d.sentAt >= this.lastAnswer) return true;
+    }
+    return false;
   }
 
   get size(): number {
