@@ -11,10 +11,6 @@
 //
 // Portable: in Firefox and WebKit the outage and F5 rows run; the rest are
 // about policies decided in Go, the same in every engine, and run in Chromium.
-//
-// Rows whose fix another change brings are listed in PENDING with why: they
-// run and print, and fail as TODO until that change is merged (then delete
-// the line).
 
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
@@ -29,10 +25,6 @@ import { startNginx } from "./nginx.mjs";
 import { BUNDLE, matrixPage } from "./pages/matrix.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
-
-/** Rows that fail until another change is merged: row id → why. */
-const PENDING = new Map([
-]);
 
 /** What the page server does besides serving the page (set per row). */
 const flags = { tagMissing: false, wasmMissing: false, facadeMissing: false, wasmDelayMs: 0, trustedTypes: false };
@@ -366,11 +358,10 @@ describe(`failure-mode matrix behind real nginx (${engine})`, () => {
     // Rows about policies decided in Go (the same in every engine) are Chromium's alone: not registered elsewhere,
     // so no engine reports a test it did not run.
     if ((row.chromiumOnly || !row.every) && engine !== "chromium") continue;
-    const todo = PENDING.get(row.id);
-    test(`${row.id}: ${row.what}`, { todo }, async () => {
+    test(`${row.id}: ${row.what}`, async () => {
       const base = await runRow(row, row.baseline);
       const module = await runRow(row, "module");
-      const entry = { what: row.what, baseline: row.baseline, module, base, verdict: todo ? `pending (${todo.split(":")[0]})` : "" };
+      const entry = { what: row.what, baseline: row.baseline, module, base, verdict: "" };
       table.push(entry);
       try {
         assert.ok(module.requests <= base.requests, `requests: module ${module.requests} > ${row.baseline} ${base.requests}`);
@@ -379,7 +370,7 @@ describe(`failure-mode matrix behind real nginx (${engine})`, () => {
         row.check?.(module);
         entry.verdict ||= "ok";
       } catch (e) {
-        entry.verdict = todo ? `expected to fail: ${todo}` : `FAILED: ${e.message}`;
+        entry.verdict = `FAILED: ${e.message}`;
         throw e;
       }
     });

@@ -8,7 +8,7 @@
 import "./wasm_exec.js";
 import wasm from "./edge.wasm";
 import { DurableObject } from "cloudflare:workers";
-import type { Answer, CacheApi, Failed, GatewayEdge, JobsApi, LedgerApi, Route, SqlValue } from "./edge.js";
+import type { Answer, CacheApi, Failed, GatewayEdge, JobsApi, LedgerApi, Route, SqlValue, UpstreamFetch } from "./edge.js";
 
 /** The worker's bindings (edge/workerd.capnp.tmpl, edge/wrangler.example.jsonc). */
 export interface Env {
@@ -81,14 +81,7 @@ function ok<T extends object>(v: T | Failed): T {
 // Go hands it to, who streams it through (held: its id); another answer's
 // body is dropped (an error page is not worth the memory). timeoutMs bounds
 // the wait for the answer, and the reading of a body that is read whole.
-async function upstreamFetch(
-  url: string,
-  method: string,
-  headers: [string, string][],
-  body: Uint8Array | null,
-  timeoutMs: number,
-  maxBytes: number,
-): Promise<Answer> {
+const upstreamFetch: UpstreamFetch = async (url, method, headers, body, timeoutMs, maxBytes) => {
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(new Error(`no answer in ${timeoutMs} ms`)), timeoutMs);
   try {
@@ -112,7 +105,7 @@ async function upstreamFetch(
   } finally {
     clearTimeout(timer); // a held body streams at its reader's pace
   }
-}
+};
 
 // Bodies too large to read, by id, until their caller takes them (takeHeld).
 const held = new Map<number, ReadableStream<Uint8Array>>();
