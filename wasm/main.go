@@ -88,9 +88,7 @@ func gcConfigure(nowMs float64, n int32) int32 {
 		return message(abi.CodeNotStarted, err)
 	}
 	g.Load(int64(nowMs))
-	for i := range quietStatuses {
-		quietStatuses[i] = uint8(boolInt(g.Uneventful(i + abi.StatusOpaque)))
-	}
+	quietStatuses = abi.QuietStatuses(g.Uneventful)
 	frame := []byte(options)
 	for _, w := range warnings {
 		frame = line.AppendWarning(frame, line.Warning{Text: w})

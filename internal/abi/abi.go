@@ -82,6 +82,16 @@ const (
 // table in gc_configure.
 const QuietStatusLen = 600 - StatusOpaque
 
+// QuietStatuses is the quiet-status table of a guard's Uneventful.
+func QuietStatuses(uneventful func(status int) bool) (t [QuietStatusLen]uint8) {
+	for i := range t {
+		if uneventful(i + StatusOpaque) {
+			t[i] = 1
+		}
+	}
+	return t
+}
+
 // Status values that are not HTTP statuses, passed to gc_finish/gc_observe.
 const (
 	StatusNoAnswer = guard.StatusNoAnswer // fetch rejected: no answer at all

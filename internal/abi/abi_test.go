@@ -9,11 +9,14 @@ import (
 	"go/token"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gatewaycircuit/gatewaycircuit/internal/metrics"
 )
 
-var update = flag.Bool("update", false, "rewrite js/src/abi.gen.ts, layout.gen.go and internal/line/line.gen.go")
+var update = flag.Bool("update", false, "rewrite js/src/abi.gen.ts, js/src/metrics.gen.ts, layout.gen.go and internal/line/line.gen.go")
 
 // Both sides of the boundary are generated; a stale file fails here.
 func TestGeneratedTypeScript(t *testing.T) {
@@ -29,10 +32,15 @@ func TestGeneratedTypeScript(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	counters, err := MetricsTypeScript()
+	if err != nil {
+		t.Fatal(err)
+	}
 	for file, want := range map[string]string{
-		"../../js/src/abi.gen.ts": ts,
-		"layout.gen.go":           GoLayouts(layouts),
-		"../line/line.gen.go":     GoLines(lines),
+		"../../js/src/abi.gen.ts":     ts,
+		"../../js/src/metrics.gen.ts": counters,
+		"layout.gen.go":               GoLayouts(layouts),
+		"../line/line.gen.go":         GoLines(lines),
 	} {
 		if *update {
 			if err := os.WriteFile(file, []byte(want), 0o644); err != nil {
@@ -221,7 +229,48 @@ func TestEnumsAreWellFormed(t *testing.T) {
 			names[v.Name] = true
 		}
 	}
-	if len(Metrics()) == 0 {
-		t.Fatal("no metrics")
+}
+
+// Every counter Go keeps reaches metrics(): each is declared in Counters
+// (those the shim counts instead too), once, and one Go counts is Go's.
+func TestEveryCounterIsDeclared(t *testing.T) {
+	declared := map[string]Counted{}
+	for _, c := range Counters {
+		if _, twice := declared[c.Name]; twice || c.Doc == "" {
+			t.Errorf("%s: declared twice, or without a doc", c.Name)
+		}
+		declared[c.Name] = c.By
+	}
+	for _, c := range metrics.Counters() {
+		if _, ok := declared[c.String()]; !ok {
+			t.Errorf("Go counts %s (metrics.Counter %d), but Counters does not declare it: metrics() would leave it out", c, c)
+		}
+	}
+	for _, c := range Counters {
+		if _, ok := metricIndex(c.Name); c.By != ByJS && !ok {
+			t.Errorf("%s is counted by Go, but package metrics has no such counter", c.Name)
+		}
+	}
+}
+
+// The README's table of counters lists the declared ones (in its own order).
+func TestReadmeListsTheCounters(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, _ := strings.Cut(string(readme), "\n### Metrics\n")
+	section, _, _ = strings.Cut(section, "\n#")
+	var listed, want []string
+	for _, m := range regexp.MustCompile("(?m)^\\| `(\\w+)` \\|").FindAllStringSubmatch(section, -1) {
+		listed = append(listed, m[1])
+	}
+	for _, c := range Counters {
+		want = append(want, c.Name)
+	}
+	slices.Sort(listed)
+	slices.Sort(want)
+	if !slices.Equal(listed, want) {
+		t.Errorf("README's Metrics table lists\n%v\nCounters declares\n%v", listed, want)
 	}
 }

@@ -5,6 +5,10 @@ package abi
 import (
 	"strconv"
 	"strings"
+
+	"github.com/gatewaycircuit/gatewaycircuit/internal/guard"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/line"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/store"
 )
 
 // TypeScript renders js/src/abi.gen.ts.
@@ -75,12 +79,36 @@ func TypeScript() (string, error) {
 	if err := tsLines(w, lines); err != nil {
 		return "", err
 	}
-	w()
-	w("/** gc_metric's counters, in order. */")
-	var names []string
-	for _, m := range Metrics() {
-		names = append(names, strconv.Quote(m))
+	runs, err := defaultUneventful()
+	if err != nil {
+		return "", err
 	}
-	w("export const METRICS = [", strings.Join(names, ", "), "] as const;")
+	w()
+	w("/** The quiet-status table gc_configure writes for the default options (guard.Uneventful), as runs [first, last] of the statuses whose answer changes nothing: for fakes of the engine. */")
+	w("export const DEFAULT_UNEVENTFUL: readonly (readonly [number, number])[] = [", strings.Join(runs, ", "), "];")
 	return b.String(), nil
+}
+
+// defaultUneventful is QuietStatuses for a guard with the default options
+// (a scope is required; which does not matter), as runs "[first, last]" of
+// the statuses marked 1.
+func defaultUneventful() ([]string, error) {
+	p, _, _ := guard.ParseAttributes(string(line.AppendOption(nil, line.Option{Name: "scope", Value: "https://app.test/"})))
+	g, err := guard.New(p, store.NewMemory())
+	if err != nil {
+		return nil, err
+	}
+	t := QuietStatuses(g.Uneventful)
+	var runs []string
+	for i := 0; i < len(t); i++ {
+		if t[i] == 0 {
+			continue
+		}
+		first := i
+		for i+1 < len(t) && t[i+1] == 1 {
+			i++
+		}
+		runs = append(runs, "["+strconv.Itoa(first+StatusOpaque)+", "+strconv.Itoa(i+StatusOpaque)+"]")
+	}
+	return runs, nil
 }

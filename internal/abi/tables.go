@@ -8,7 +8,6 @@ package abi
 import (
 	"github.com/gatewaycircuit/gatewaycircuit/internal/guard"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/idempotency"
-	"github.com/gatewaycircuit/gatewaycircuit/internal/metrics"
 )
 
 // Param is one argument of an export: f64 or i32.
@@ -82,7 +81,7 @@ var Exports = []Export{
 	{"gc_pauses", nil, "i32", "Writes the Pauses frame into the buffer and returns its length."},
 	{"gc_until", nil, "f64", "The circuit's deadline (0: closed)."},
 	{"gc_status", nil, "i32", "The status that armed the circuit (0: closed)."},
-	{"gc_metric", []Param{{"i", "i32"}}, "f64", "Counter i, in Metrics order."},
+	{"gc_metric", []Param{{"i", "i32"}}, "f64", "Go's counter i (metrics.Counter; GO_COUNTED in metrics.gen.ts names each)."},
 	{"gc_message_len", nil, "i32", "Length in the buffer of the message of the last refusal."},
 }
 
@@ -161,13 +160,4 @@ var Enums = []Enum{
 		{"MaxCopy", MaxCopy, "largest body kept as a copy, in bytes"},
 		{"QuietStatusLen", QuietStatusLen, "bytes in the quiet-status table (gc_quiet_statuses)"},
 	}},
-}
-
-// Metrics are the counter names in gc_metric order.
-func Metrics() []string {
-	var names []string
-	for _, c := range metrics.Counters() {
-		names = append(names, c.String())
-	}
-	return names
 }

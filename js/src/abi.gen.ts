@@ -54,7 +54,7 @@ export interface Exports {
   gc_until(): number;
   /** The status that armed the circuit (0: closed). */
   gc_status(): number;
-  /** Counter i, in Metrics order. */
+  /** Go's counter i (metrics.Counter; GO_COUNTED in metrics.gen.ts names each). */
   gc_metric(i: number): number;
   /** Length in the buffer of the message of the last refusal. */
   gc_message_len(): number;
@@ -502,5 +502,5 @@ export function writePausesFrame(lines: readonly PausesLine[]): string {
   return s;
 }
 
-/** gc_metric's counters, in order. */
-export const METRICS = ["network", "shortCircuited", "coalesced", "negativeHits", "staleServed", "probes", "retries", "cooledDown", "emptyReused", "evicted", "decisions"] as const;
+/** The quiet-status table gc_configure writes for the default options (guard.Uneventful), as runs [first, last] of the statuses whose answer changes nothing: for fakes of the engine. */
+export const DEFAULT_UNEVENTFUL: readonly (readonly [number, number])[] = [[-1, -1], [100, 428], [430, 499]];

@@ -8,7 +8,9 @@
 import { isCircuitOpenError, isGatewayError, isIdempotencyError } from "./brand.js";
 import { type FetchJSON, createQueryFn } from "./query.js";
 import { isHttpStatus } from "./storage.js";
-import type { GatewayCircuit, Metrics } from "./types.js";
+import type { GatewayCircuit } from "./types.js";
+
+export { noMetrics } from "./metrics.gen.js";
 
 /** What a phase decides: the public API but for what is the same in every phase (the guards, queryFn over fetchJSON). */
 export type Decider = Omit<GatewayCircuit, "queryFn" | "isGatewayError" | "isCircuitOpenError" | "isIdempotencyError">;
@@ -62,24 +64,3 @@ function checkArm(httpStatus: number, ttlMs: number | undefined): void {
   }
 }
 
-/** The metrics of a phase that has counted nothing. */
-export function noMetrics(): Metrics {
-  return {
-    calls: 0,
-    network: 0,
-    answeredLocally: 0,
-    passedThrough: 0,
-    shortCircuited: 0,
-    coalesced: 0,
-    negativeHits: 0,
-    staleServed: 0,
-    probes: 0,
-    retries: 0,
-    cooledDown: 0,
-    emptyReused: 0,
-    evicted: 0,
-    idempotencyRefused: 0,
-    untouched: 0,
-    decisions: 0,
-  };
-}

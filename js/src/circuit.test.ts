@@ -10,6 +10,7 @@ import { createCircuit, createGatewayCircuit, withoutQueries } from "./circuit.j
 import { createApi } from "./api.js";
 import { readGoOptions, readOptions } from "./config.js";
 import { createGoPath } from "./gopath.js";
+import { GO_COUNTED, JS_COUNTED, type Metrics, noMetrics } from "./metrics.gen.js";
 
 const base = "http://app.test/page";
 
@@ -248,6 +249,21 @@ test("metrics count idempotency refusals as answered locally", async () => {
   assert.equal(sent.length, 0);
   assert.deepEqual([m.calls, m.idempotencyRefused, m.answeredLocally, m.network], [1, 1, 1, 0]);
   assertAddsUp(m);
+});
+
+test("metrics give every counter Go declares: Go's count, the shim's, or their sum", async () => {
+  const goCount = (i: number) => 1000 * (i + 1);
+  const { gc, sent } = await facade({ quiet: Quiet.Idle | Quiet.Coalesce, metric: goCount });
+  const ps = [gc.fetch("/api/a"), gc.fetch("/api/a")];
+  await until(() => sent.length === 1);
+  sent[0]!.answer(new Response("x"));
+  await Promise.all(ps);
+  const m = gc.metrics();
+  assert.deepEqual(Object.keys(m).sort(), Object.keys(noMetrics()).sort());
+  const shim: Partial<Metrics> = { calls: 2, network: 1, coalesced: 1, answeredLocally: 1 };
+  for (const [name, i] of GO_COUNTED) assert.equal(m[name], goCount(i) + (shim[name] ?? 0), name);
+  for (const name of JS_COUNTED) if (!GO_COUNTED.some(([n]) => n === name)) assert.equal(m[name], shim[name] ?? 0, name);
+  assert.ok(GO_COUNTED.some(([n]) => n === "decisions") && JS_COUNTED.includes("coalesced"));
 });
 
 test("a mutation made before the wasm runs waits for it, and gets its key from Go", async () => {

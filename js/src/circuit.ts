@@ -15,8 +15,9 @@
 // part; the tag's file (script.ts) holds only the stand-in (early.ts) that
 // comes before it.
 
-import { Flag, METRICS, Quiet } from "./abi.gen.js";
+import { Flag, Quiet } from "./abi.gen.js";
 import { type Decider, createApi, noMetrics } from "./api.js";
+import { GO_COUNTED, JS_COUNTED } from "./metrics.gen.js";
 import { type DataAttributes, type ResolvedOptions, attributesText, type readGoOptions } from "./config.js";
 import { Deadlines, initWithin, timeoutOf, within } from "./deadline.js";
 import type { EarlyCall } from "./early.js";
@@ -385,25 +386,10 @@ export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAt
   }
 
   function metrics(): Metrics {
-    const m = {} as Record<(typeof METRICS)[number], number>;
-    METRICS.forEach((name, i) => {
-      m[name] = call((e) => e.metric(i)) ?? 0;
-    });
-    // What JS carries out is counted where it happens.
-    const c = core.counts;
-    return {
-      ...m,
-      calls: c.calls,
-      network: c.network,
-      answeredLocally: c.answeredLocally,
-      passedThrough: c.passedThrough,
-      retries: c.retries,
-      coalesced: m.coalesced + c.coalesced,
-      shortCircuited: m.shortCircuited + c.shortCircuited,
-      cooledDown: m.cooledDown + c.cooledDown,
-      idempotencyRefused: c.idempotencyRefused,
-      untouched: c.untouched,
-    };
+    const m = noMetrics();
+    for (const [name, i] of GO_COUNTED) m[name] = call((e) => e.metric(i)) ?? 0;
+    for (const name of JS_COUNTED) m[name] += core.counts[name]; // what JS carries out is counted where it happens
+    return m;
   }
 
   const ready: Promise<void> = env.start(attributesText(data, o, originOf(env.baseUrl()))).then(

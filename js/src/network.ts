@@ -11,13 +11,7 @@ import { TIMEOUT_STATUS } from "./policy.gen.js";
 import { type Described, initFor } from "./request.js";
 import { parked } from "./wait.js";
 import type { Copies } from "./responses.js";
-import type { Metrics } from "./types.js";
-
-/** The counters the JS side keeps, counted where it carries the request out (Go keeps the others). */
-export type JsCounts = Pick<
-  Metrics,
-  "calls" | "network" | "retries" | "coalesced" | "shortCircuited" | "cooledDown" | "answeredLocally" | "idempotencyRefused" | "passedThrough" | "untouched"
->;
+import type { JsCounts } from "./metrics.gen.js";
 
 /** What the steps need from the facade. */
 export interface Core {

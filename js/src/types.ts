@@ -1,9 +1,10 @@
 import type { ResolvedOptions } from "./config.js";
 import type { GatewayErrorCode, GatewayHttpError, GatewayIdempotencyError, IdempotencyErrorCode } from "./errors.js";
 import type { QueryFnInit } from "./query.js";
+import type { Metrics } from "./metrics.gen.js";
 import type { CircuitState, Pause } from "./storage.js";
 
-export type { CircuitState, GatewayErrorCode, GatewayHttpError, GatewayIdempotencyError, IdempotencyErrorCode, Pause, QueryFnInit, ResolvedOptions };
+export type { CircuitState, GatewayErrorCode, GatewayHttpError, GatewayIdempotencyError, IdempotencyErrorCode, Metrics, Pause, QueryFnInit, ResolvedOptions };
 
 /**
  * Called with the armed circuit (or null) and everything that blocks
@@ -35,46 +36,6 @@ export interface Diagnostics {
   staleCopies: number;
 }
 
-/**
- * Counters since the page loaded: `calls = answeredLocally + passedThrough +
- * network - retries`, but for the calls still waiting or aborted while they
- * waited; the per-policy counters say why (README, "Metrics"). Before the
- * wasm runs (and in fallback) Go's counters stay 0.
- */
-export interface Metrics {
-  /** Calls of `gatewayCircuit.fetch`, whatever became of them. */
-  calls: number;
-  /** Requests sent to the network (probes and retries included), the quiet path too. */
-  network: number;
-  /** Calls answered without a request of their own: the circuit, a pause, a shared request, the negative cache, a copy, an idempotency refusal. */
-  answeredLocally: number;
-  /** Calls handed to the browser's fetch untouched: out of scope, an input fetch rejects by itself, an aborted signal, or too large to decide (`untouched`). Not guarded, so not in `network`. */
-  passedThrough: number;
-  /** Answered by the armed circuit. */
-  shortCircuited: number;
-  /** Callers that shared a request in flight instead of sending one. */
-  coalesced: number;
-  /** Answered by the negative cache. */
-  negativeHits: number;
-  /** Answered with a stale copy. */
-  staleServed: number;
-  /** Half-open probes sent. */
-  probes: number;
-  /** Retries after a 429 with a short Retry-After. */
-  retries: number;
-  /** Answered by a 429 cooldown. */
-  cooledDown: number;
-  /** Answered with the copy of a GET that keeps answering empty (data-empty-ttl). */
-  emptyReused: number;
-  /** Entries dropped from a full table (requests in flight, negative cache, cooldowns, empty-result TTLs). */
-  evicted: number;
-  /** Mutations refused locally: a key reused with another body (a 422) or a malformed key of the caller's own (thrown). */
-  idempotencyRefused: number;
-  /** In scope, but passed through untouched because too large to decide on (a frame over 16 MiB); part of `passedThrough`. */
-  untouched: number;
-  /** Calls Go decided one by one (the quiet path's plain GETs are not): a half-open waiter is decided once when it arrives and once when the probe ends, so this stays small while a probe hangs. */
-  decisions: number;
-}
 
 /** fetch's init, and the module's one option of its own. */
 export interface GatewayRequestInit extends RequestInit {

@@ -1,7 +1,7 @@
 // A scripted stand-in for the Go engine, for testing the shim's jobs without
 // a browser or a wasm: each test says what Go would decide.
 
-import { Kind, Quiet, Status } from "../src/abi.gen.js";
+import { DEFAULT_UNEVENTFUL, Kind, Quiet } from "../src/abi.gen.js";
 import type { Answer, Engine, Outcome, Submission } from "../src/engine.js";
 
 export interface Script {
@@ -11,6 +11,8 @@ export interface Script {
   idemBegin?: () => Partial<Submission>;
   /** The Pauses frame (the stored format). */
   pauses?: string;
+  /** Go's counter i (gc_metric). */
+  metric?: (i: number) => number;
 }
 
 export class FakeEngine implements Engine {
@@ -24,9 +26,9 @@ export class FakeEngine implements Engine {
   quiet() {
     return this.script.quiet ?? 0;
   }
-  /** Go's table with the default trip statuses (the boundary test reads the real one). */
+  /** Go's table for the default options, as Go generates it (the boundary test reads the real one). */
   uneventful(status: number) {
-    return status === Status.Opaque || (status >= 100 && status < 500 && status !== 429);
+    return DEFAULT_UNEVENTFUL.some(([first, last]) => status >= first && status <= last);
   }
   adopt(sent: number, url: string) {
     this.calls.push(`adopt ${url} sent ${sent}`);
@@ -104,8 +106,8 @@ export class FakeEngine implements Engine {
   status() {
     return 0;
   }
-  metric() {
-    return 0;
+  metric(i: number) {
+    return this.script.metric?.(i) ?? 0;
   }
   message() {
     return "";
