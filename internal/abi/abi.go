@@ -3,11 +3,12 @@
 // their arguments, the functions the glue gives the wasm (sessionStorage,
 // see Imports), the request kinds, the result flags and codes, the slots
 // of the out array, the frame formats written into the string buffer, and the
-// metric names. layout.go declares each out layout and fixed frame as a struct, and
+// counters of the shim's metrics() (metrics.go: who counts each, and what).
+// layout.go declares each out layout and fixed frame as a struct, and
 // internal/line each kind of line of the line frames (LineFrames);
-// layout.gen.go (the Go side) and js/src/abi.gen.ts (the shim's side) are
-// generated from it (go generate ./internal/abi), and a test fails when
-// either file is stale, so the two sides cannot drift.
+// layout.gen.go (the Go side), js/src/abi.gen.ts and js/src/metrics.gen.ts
+// (the shim's side) are generated from it (go generate ./internal/abi), and a
+// test fails when a file is stale, so the two sides cannot drift.
 //
 // Conventions that hold for every export:
 //   - Numbers only: f64 for times (Unix ms, passed in from Date.now()),

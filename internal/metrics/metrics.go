@@ -1,7 +1,8 @@
 // Package metrics counts what the policies did, per policy, as plain numbers
 // that JS reads by index (a //go:wasmexport taking the Counter, returning a
 // float64). The order of the counters is part of the API: new counters are
-// appended, none is ever renumbered or removed.
+// appended, none is ever renumbered or removed. Each is declared for the
+// shim's metrics() in internal/abi (metrics.go), with what it counts there.
 package metrics
 
 import "strconv"
