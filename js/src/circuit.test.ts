@@ -126,6 +126,18 @@ test("a pre-aborted signal sends nothing and rejects with its reason", async () 
   assert.deepEqual(engine.calls, [], "nothing was decided");
 });
 
+test("a mutation whose signal aborts while its body is read is rejected with the reason at once; nothing goes out, its key is kept", async () => {
+  const { gc, engine, sent } = await facade({});
+  const ac = new AbortController();
+  const reason = new DOMException("timed out", "TimeoutError");
+  const p = gc.fetch("/api/orders", { method: "POST", body: new Blob(['{"n":1}']), signal: ac.signal });
+  ac.abort(reason); // while the shim reads the body for its key
+  await assert.rejects(p, (e) => e === reason);
+  await until(() => engine.calls.some((c) => c.startsWith("idemFinish")));
+  assert.deepEqual(engine.calls.slice(-3), ["idemBegin", "abort 1", "idemFinish POST /x k1 0"], "unanswered: a retry reuses the key");
+  assert.equal(sent.length, 0);
+});
+
 test("what fetch rejects is a rejected promise, never a synchronous throw", async () => {
   const { gc } = await facade({});
   const calls = [

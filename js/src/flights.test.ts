@@ -64,3 +64,20 @@ test("a failure reaches every caller; a later abort changes nothing", async () =
   a.abort();
   await tick();
 });
+
+test("a caller who joins with a signal already aborted is rejected at once, and leaves as if it aborted there", async () => {
+  const table = new FlightTable();
+  let abandoned = 0;
+  const f = table.open("m1", () => abandoned++);
+  const p = f.add(AbortSignal.abort(new DOMException("timed out", "TimeoutError")));
+  await assert.rejects(p, { name: "TimeoutError" });
+  assert.equal(abandoned, 1, "nobody else waits: Go is told");
+  assert.ok(f.signal!.aborted, "the network request is cancelled");
+  assert.equal(table.get("m1"), undefined);
+  const shared = table.open("m2", () => abandoned++);
+  const waiting = shared.add(undefined);
+  await assert.rejects(shared.add(AbortSignal.abort("late")), (e) => e === "late");
+  assert.equal(shared.signal!.aborted, false, "the request goes on for the caller still waiting");
+  shared.resolve(new Response("answer"));
+  assert.equal(await (await waiting).text(), "answer");
+});

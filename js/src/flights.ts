@@ -46,16 +46,17 @@ export class Flight {
     (this.ctl ??= new AbortController()).abort(reason);
   }
 
-  /** A caller joins (the leader too); its promise settles with its own Response. */
+  /** A caller joins (the leader too); its promise settles with its own Response. One already aborted leaves at once, as fetch rejects. */
   add(signal: AbortSignal | undefined): Promise<Response> {
     return new Promise<Response>((resolve, reject) => {
       const member: Member = { resolve, reject, stop: noop, watching: signal !== undefined };
+      this.members.add(member);
+      if (signal?.aborted) return this.left(member, signal); // its 'abort' event is gone
       if (signal) {
         const onAbort = () => this.left(member, signal);
         signal.addEventListener("abort", onAbort, { once: true });
         member.stop = () => signal.removeEventListener("abort", onAbort);
       }
-      this.members.add(member);
     });
   }
 
