@@ -121,7 +121,11 @@ func gcBegin(nowMs float64, n int32) int32 {
 		UntilMs: float64(a.UntilMs), Status: float64(a.Status),
 		CopyID: float64(a.Copy.ID), CopyAgeMs: float64(a.Copy.AgeMs), CopyStoredAtMs: float64(a.Copy.StoredAtMs),
 	})
-	return int32(a.Kind) | changed(v)
+	res := int32(a.Kind) | changed(v)
+	if a.Keyed {
+		res |= abi.FlagKeyed
+	}
+	return res
 }
 
 //go:wasmexport gc_finish
@@ -183,15 +187,16 @@ func gcIdemBegin(nowMs float64, n int32, r0, r1, r2, r3 int32) int32 {
 		return abi.CodeIdemOff
 	}
 	m := abi.ReadMutation(text(n))
-	if !g.KeysFor(m.URL) {
-		return abi.CodeIdemOff // another origin, not opted in: sent without a key
+	if !g.Keyed(m.Method, m.URL) {
+		return abi.CodeIdemOff // not a mutation, or another origin not opted in: sent without a key
 	}
 	op := guard.Operation(m.Method, m.URL, m.Headers)
 	var random [16]byte
 	for i, r := range [4]int32{r0, r1, r2, r3} {
 		random[4*i], random[4*i+1], random[4*i+2], random[4*i+3] = byte(r), byte(r>>8), byte(r>>16), byte(r>>24)
 	}
-	sub, err := g.Ledger().Submit(int64(nowMs), op, m.GivenKey, body, random)
+	given := guard.GivenKey(m.Headers)
+	sub, err := g.Ledger().Submit(int64(nowMs), op, given, body, random)
 	// Matched on the sentinels the typed errors unwrap to: errors.As would
 	// link reflectlite into the wasm (12 KB brotli).
 	switch {
@@ -208,6 +213,9 @@ func gcIdemBegin(nowMs float64, n int32, r0, r1, r2, r3 int32) int32 {
 		return message(abi.CodeBadKey, err)
 	default:
 		return message(abi.CodeIdemOff, err) // anything else: send it without a key, never refuse
+	}
+	if given != "" {
+		sub.Header = "" // the caller's own header is sent as it is
 	}
 	frame := abi.WriteKey(&abi.Key{Operation: op, Key: sub.Key, Header: sub.Header})
 	gcReserve(int32(len(frame)))

@@ -44,6 +44,7 @@ const (
 	FlagWantBody = 1 << 9  // gc_finish: keep a copy of the body (gc_store)
 	FlagServe    = 1 << 10 // gc_finish: answer with the stale copy in out
 	FlagChanged  = 1 << 11 // any call: the circuit's state changed; read it and notify
+	FlagKeyed    = 1 << 12 // gc_begin, Send: a mutation that carries an Idempotency-Key (gc_idem_begin gives it)
 	KindMask     = 0xff    // gc_begin: the guard.Kind in the low byte
 )
 

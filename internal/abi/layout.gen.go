@@ -77,14 +77,13 @@ func WriteObserve(v *Observe) string {
 func ReadMutation(frame string) (v Mutation) {
 	v.Method, frame, _ = strings.Cut(frame, "\n")
 	v.URL, frame, _ = strings.Cut(frame, "\n")
-	v.GivenKey, frame, _ = strings.Cut(frame, "\n")
 	v.Headers = frame
 	return v
 }
 
 // WriteMutation joins a Mutation frame.
 func WriteMutation(v *Mutation) string {
-	return v.Method + "\n" + v.URL + "\n" + v.GivenKey + "\n" + v.Headers
+	return v.Method + "\n" + v.URL + "\n" + v.Headers
 }
 
 // ReadKey splits a Key frame; the strings share its memory.

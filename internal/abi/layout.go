@@ -79,10 +79,11 @@ type Observe struct {
 
 // Mutation is the frame of gc_idem_begin.
 type Mutation struct {
-	Method   string
-	URL      string
-	GivenKey string // the caller's own Idempotency-Key, verbatim, or empty
-	Headers  string // as in Request
+	Method string
+	URL    string
+	// As in Request; Go reads the caller's own Idempotency-Key there
+	// (guard.GivenKey).
+	Headers string
 }
 
 // Key is the frame gc_idem_begin writes into the buffer (its length in
@@ -90,7 +91,7 @@ type Mutation struct {
 type Key struct {
 	Operation string // the action's operation (idempotency.Operation)
 	Key       string // the key, as the ledger knows it
-	Header    string // the Idempotency-Key header value to send
+	Header    string // the Idempotency-Key header to set; empty when the caller's own is sent as it is
 }
 
 // Action is the frame of gc_idem_finish: a Key without its header.

@@ -88,26 +88,38 @@ func FuzzParseAttributes(f *testing.F) {
 }
 
 // Idempotency-Key is not CORS-safelisted: keys go to the page's own origin
-// unless the app opts in for the other origins of its scope.
+// unless the app opts in for the other origins of its scope. Only mutations
+// carry one, and Begin's Send says so (the shim reads nothing else).
 func TestIdempotencyKeysStayOnThePagesOrigin(t *testing.T) {
 	for _, tc := range []struct {
-		attrs string
-		url   string
-		want  bool
+		attrs  string
+		method string
+		url    string
+		want   bool
 	}{
-		{"", "https://app.test/api/orders", true},
-		{"", "https://api.test/orders", false},
-		{"", "https://app.test.evil/api/orders", false},
-		{"idempotency=cross-origin\n", "https://api.test/orders", true},
-		{"idempotency=off\n", "https://app.test/api/orders", false},
+		{"", "POST", "https://app.test/api/orders", true},
+		{"", "PUT", "https://app.test/api/orders/1", true},
+		{"", "PATCH", "https://app.test/api/orders/1", true},
+		{"", "DELETE", "https://app.test/api/orders/1", true},
+		{"", "GET", "https://app.test/api/orders", false},
+		{"", "HEAD", "https://app.test/api/orders", false},
+		{"", "OPTIONS", "https://app.test/api/orders", false},
+		{"", "post", "https://app.test/api/orders", false}, // the shim upper-cases the method, as fetch sends it
+		{"", "POST", "https://api.test/orders", false},
+		{"", "POST", "https://app.test.evil/api/orders", false},
+		{"idempotency=cross-origin\n", "POST", "https://api.test/orders", true},
+		{"idempotency=off\n", "POST", "https://app.test/api/orders", false},
 	} {
 		p, _, _ := guard.ParseAttributes(tc.attrs + "scope=https://app.test/api/\nscope=https://api.test/\npageOrigin=https://app.test\n")
 		g, err := guard.New(p, store.NewMemory())
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := g.KeysFor(tc.url); got != tc.want {
-			t.Errorf("%q %s: keys %v, want %v", tc.attrs, tc.url, got, tc.want)
+		if a := g.Begin(0, tc.method, tc.url, ""); a.Keyed != tc.want || (a.Kind != guard.Send && tc.want) {
+			t.Errorf("%q %s %s: Begin %+v, want keyed %v", tc.attrs, tc.method, tc.url, a, tc.want)
+		}
+		if got := g.Keyed(tc.method, tc.url); got != tc.want {
+			t.Errorf("%q %s %s: keys %v, want %v", tc.attrs, tc.method, tc.url, got, tc.want)
 		}
 	}
 }

@@ -90,6 +90,7 @@ type Answer struct {
 	UntilMs int64      // Open, Cooling, Negative: when that state ends
 	Status  int        // Open: the status that armed the circuit
 	Copy    stale.Copy // Stale, Cached
+	Keyed   bool       // Send: a mutation that carries an Idempotency-Key (Keyed): the ledger gives it before it is sent
 }
 
 // Outcome is what to do with a network answer (or failure, status 0).
@@ -176,10 +177,11 @@ func New(p Policy, s store.Store) (*Guard, error) {
 	return g, nil
 }
 
-// KeysFor reports whether an in-scope mutation to url carries an
-// Idempotency-Key: the page's own origin always, others only when opted in.
-func (g *Guard) KeysFor(url string) bool {
-	if g.ledger == nil {
+// Keyed reports whether an in-scope request carries an Idempotency-Key: a
+// mutation (idempotency.Methods) while the ledger is on, to the page's own
+// origin always, to others only when opted in (Mode CrossOrigin).
+func (g *Guard) Keyed(method, url string) bool {
+	if g.ledger == nil || !idempotency.Keyed(method) {
 		return false
 	}
 	o := g.policy.PageOrigin
@@ -300,7 +302,7 @@ func (g *Guard) Begin(nowMs int64, method, url, headers string) Answer {
 	case probe.Probe:
 		g.metrics.Add(metrics.Probes)
 		t.probe = probeID
-		return g.send(t)
+		return g.send(t, method, url)
 	}
 	if key != "" {
 		if until, hit := g.neg.Decide(nowMs, key); hit {
@@ -320,7 +322,7 @@ func (g *Guard) Begin(nowMs int64, method, url, headers string) Answer {
 		}
 		t.flight = id
 	}
-	return g.send(t)
+	return g.send(t, method, url)
 }
 
 // ticketFor is an in-scope request's ticket: its cooldown service and, for
@@ -557,10 +559,25 @@ func Operation(method, url, headers string) string {
 	return idempotency.Operation(method, url, idempotency.Principal(credentials, authorization))
 }
 
-// send tracks t and tells the caller to send it.
-func (g *Guard) send(t *ticket) Answer {
+// GivenKey is the caller's own Idempotency-Key in a Request frame's header
+// block (names lower-cased by the shim, one "name: value" line each, a
+// repeated header combined into one by fetch's Headers), verbatim; "" for
+// none.
+func GivenKey(headers string) string {
+	for headers != "" {
+		var line string
+		line, headers, _ = strings.Cut(headers, "\n")
+		if v, ok := strings.CutPrefix(line, "idempotency-key: "); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// send tracks t, a request with method to url, and tells the caller to send it.
+func (g *Guard) send(t *ticket, method, url string) Answer {
 	id := g.track(t)
-	return Answer{Kind: Send, Ticket: id, Flight: t.flight, Probe: t.probe}
+	return Answer{Kind: Send, Ticket: id, Flight: t.flight, Probe: t.probe, Keyed: g.Keyed(method, url)}
 }
 
 // track gives t a ticket until Finish (or Abort).

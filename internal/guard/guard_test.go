@@ -476,6 +476,24 @@ func metricOf(g *guard.Guard, c metrics.Counter) uint64 {
 	return m.Get(c)
 }
 
+// The caller's own Idempotency-Key is read from the header block as the
+// shim writes it (names lower case), verbatim: an sf-string keeps its quotes.
+func TestGivenKey(t *testing.T) {
+	for headers, want := range map[string]string{
+		"":                                 "",
+		"content-type: application/json\n": "",
+		"idempotency-key: order-1\n":       "order-1",
+		"a: 1\nidempotency-key: \"order-7\"\n:credentials: omit\n": `"order-7"`,
+		"x-idempotency-key: no\nidempotency-key: yes":              "yes",
+		":idempotency-key: option\n":                               "",
+		"idempotency-key: \n":                                      "",
+	} {
+		if got := guard.GivenKey(headers); got != want {
+			t.Errorf("GivenKey(%q) = %q, want %q", headers, got, want)
+		}
+	}
+}
+
 // A mutation's operation never refuses a URL for its length, and keeps no query.
 func TestOperation(t *testing.T) {
 	long := "http://app.test/api/orders?token=secret&x=" + strings.Repeat("y", 3000)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gatewaycircuit/gatewaycircuit/internal/circuit"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/cooldown"
+	"github.com/gatewaycircuit/gatewaycircuit/internal/idempotency"
 )
 
 // PolicyTypeScript renders js/src/policy.gen.ts: the part of the policy the
@@ -112,6 +113,13 @@ func PolicyTypeScript() string {
 	w("export const MAX_STORED_STRIKES = ", n(cooldown.MaxStoredStrikes), ";")
 	w("export const MAX_PAUSE_MS = ", n(cooldown.DefaultMaxPauseMs), ";")
 	w()
+	methods := make([]string, len(idempotency.Methods))
+	for i, m := range idempotency.Methods {
+		methods[i] = q(m)
+	}
+	w("/** The methods whose requests carry an Idempotency-Key (idempotency.Methods): until Go runs, the gate holds them for their key. */")
+	w("export const KEYED_METHODS: readonly string[] = [", strings.Join(methods, ", "), "];")
+	w()
 	w("/** The deadline (TIMEOUT_MS): a request past it fails as TIMEOUT_STATUS; one unanswered HANG_NOTICE_MS when the page goes away, with nothing answered since, arms TIMEOUT_STATUS for one deadline (internal/guard HangNoticeMs). */")
 	w("export const TIMEOUT_STATUS = ", n(TimeoutStatus), ";")
 	w("export const HANG_NOTICE_MS = ", n(HangNoticeMs), ";")
@@ -134,7 +142,7 @@ var optionDocs = map[string]string{
 	"negativeCache":   "Remember failed GETs for a while (\"always\": after every failure, not only after an outage).",
 	"cooldown":        "Pause a service after a 429.",
 	"probe":           "One half-open probe when the circuit's time is up.",
-	"idempotency":     "Idempotency keys on in-scope POST/PUT/PATCH/DELETE (\"cross-origin\": to other origins in scope too).",
+	"idempotency":     "Idempotency keys on in-scope " + strings.Join(idempotency.Methods[:], "/") + " (\"cross-origin\": to other origins in scope too).",
 	"emptyTtl":        "Cache GETs that keep answering empty for longer (60 s after 3, 120 s after 5). Opt-in.",
 	"timeoutMs":       "The deadline of an in-scope request, until its answer's headers (a call's own `timeout` overrides it).",
 }

@@ -15,6 +15,22 @@ const (
 	DefaultKeyRetentionMs  = 86_400_000 // an unresolved entry is forgotten after this: the gateway's retention
 )
 
+// Methods are the methods whose requests carry an Idempotency-Key (in
+// scope, when the policy's Mode lets them): the ones a retry could apply
+// twice. Before the wasm runs, the shim's gate holds them until Go gives
+// their key (js/src/policy.gen.ts KEYED_METHODS).
+var Methods = [...]string{"POST", "PUT", "PATCH", "DELETE"}
+
+// Keyed reports whether method (upper case, as fetch sends it) is one of Methods.
+func Keyed(method string) bool {
+	for _, m := range Methods {
+		if m == method {
+			return true
+		}
+	}
+	return false
+}
+
 // ErrInvalidPolicy is the sentinel for a Policy that fails Validate; the
 // error is a *policyerr.Error that names the field.
 var ErrInvalidPolicy = errors.New("idempotency: invalid policy")

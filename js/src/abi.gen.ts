@@ -16,7 +16,7 @@ export interface Exports {
   gc_quiet_statuses(): number;
   /** Reads the Attributes frame, applies defaults, restores the stored state; writes the Options frame into the buffer and returns its length, or CodeNotStarted with the message. */
   gc_configure(now: number, len: number): number;
-  /** Decides for the Request frame: a Kind in the low byte, FlagChanged; out holds BeginOut. */
+  /** Decides for the Request frame: a Kind in the low byte, FlagChanged, FlagKeyed; out holds BeginOut. */
   gc_begin(now: number, len: number): number;
   /** A ticket for a plain GET sent at sent on the quiet path whose answer matters (Request frame); 0: out of scope. */
   gc_adopt(sent: number, len: number): number;
@@ -32,7 +32,7 @@ export interface Exports {
   gc_store(now: number, ticket: number, bytes: number, small: number): number;
   /** The next stale copy whose body JS must release, or 0. */
   gc_dropped(): number;
-  /** Registers a mutation (Mutation frame; body in gc_body; r0..r3 random): an idempotency.Decision, the Key frame in the buffer (its length in IdemBeginOut); or a Code. */
+  /** Registers a mutation gc_begin said is keyed (Mutation frame, the caller's own Idempotency-Key read from its headers; body in gc_body; r0..r3 random): an idempotency.Decision, the Key frame in the buffer (its length in IdemBeginOut); or a Code. */
   gc_idem_begin(now: number, len: number, r0: number, r1: number, r2: number, r3: number): number;
   /** Records a mutation's answer (Action frame: the Key frame without its header). */
   gc_idem_finish(now: number, len: number, status: number): number;
@@ -92,6 +92,7 @@ export const enum Flag {
   WantBody = 512, // gc_finish: keep a copy of the body (gc_store)
   Serve = 1024, // gc_finish: answer with the stale copy in out
   Changed = 2048, // what blocks requests changed (the circuit or a pause): read it and notify
+  Keyed = 4096, // gc_begin, Send: a mutation that carries an Idempotency-Key: gc_idem_begin before it is sent
   KindMask = 255, // gc_begin: the Kind
 }
 
@@ -291,15 +292,13 @@ export function readObserve(s: string): Observe {
 export interface Mutation {
   method: string;
   url: string;
-  /** the caller's own Idempotency-Key, verbatim, or empty */
-  givenKey: string;
-  /** as in Request */
+  /** As in Request; Go reads the caller's own Idempotency-Key there (guard.GivenKey). */
   headers: string;
 }
 
 /** Joins a Mutation frame. */
 export function writeMutation(v: Mutation): string {
-  return `${v.method}\n${v.url}\n${v.givenKey}\n${v.headers}`;
+  return `${v.method}\n${v.url}\n${v.headers}`;
 }
 
 /** Splits a Mutation frame. */
@@ -308,9 +307,7 @@ export function readMutation(s: string): Mutation {
   [method, s] = cut(s);
   let url: string;
   [url, s] = cut(s);
-  let givenKey: string;
-  [givenKey, s] = cut(s);
-  return { method, url, givenKey, headers: s };
+  return { method, url, headers: s };
 }
 
 /** Key is the frame gc_idem_begin writes into the buffer (its length in IdemBeginOut.KeyLen). */
@@ -319,7 +316,7 @@ export interface Key {
   operation: string;
   /** the key, as the ledger knows it */
   key: string;
-  /** the Idempotency-Key header value to send */
+  /** the Idempotency-Key header to set; empty when the caller's own is sent as it is */
   header: string;
 }
 

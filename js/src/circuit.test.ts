@@ -157,8 +157,8 @@ test("what fetch rejects is a rejected promise, never a synchronous throw", asyn
 
 test("a Request's body is sent again on a retry after a 429", async () => {
   const { gc, sent } = await facade(
-    { finish: (_t, status) => (status === 429 ? { retry: true, waitMs: 1 } : {}) },
-    { idempotency: "off" },
+    { begin: () => ({ keyed: false }), finish: (_t, status) => (status === 429 ? { retry: true, waitMs: 1 } : {}) },
+    { idempotency: "off" }, // (Go keys nothing then)
   );
   const p = gc.fetch(new Request("http://app.test/api/orders", { method: "POST", body: '{"n":1}' }));
   await until(() => sent.length === 1);

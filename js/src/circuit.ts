@@ -26,11 +26,11 @@ import { Gate, armed } from "./gate.js";
 import type { Facade, GoPath } from "./gopath.js";
 import { statusOf } from "./network.js";
 import { createFetchJSON, createRetry, createRetryDelay } from "./query.js";
-import { type GateView, gateView, MUTATIONS, readCall } from "./request.js";
+import { type GateView, gateView, readCall } from "./request.js";
 import { synthetic } from "./responses.js";
 import { inScope } from "./scope.js";
 import { StateMirror } from "./state.js";
-import { TIMEOUT_STATUS } from "./policy.gen.js";
+import { KEYED_METHODS, TIMEOUT_STATUS } from "./policy.gen.js";
 import { parked } from "./wait.js";
 import { type CircuitState, type StorageLike, readPauses, readRaw, writeRaw } from "./storage.js";
 import type { GatewayCircuit, Metrics, ModuleStatus } from "./types.js";
@@ -242,7 +242,7 @@ export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAt
     // Idempotency-Key must be the one a retry after F5 reuses (only Go's
     // ledger knows it), and, half-open, every request, so that Go sends one
     // probe and not every query of the page.
-    if (status === "loading" && (d.kind === "hold" || (o.idempotency && MUTATIONS.has(req.method)))) {
+    if (status === "loading" && (d.kind === "hold" || (o.idempotency && KEYED_METHODS.includes(req.method)))) {
       return holdUntilReady(req, input, init, d.kind === "hold");
     }
     return direct(req, input, init);

@@ -56,7 +56,7 @@ test("views over Go's memory are taken after the calls that can grow it", () => 
   const { ex, frames } = fakeExports();
   const e = bind(ex, new Promise(() => {}));
   e.begin(0, "GET", "http://app.test/a", "");
-  e.idemBegin(0, "POST", "http://app.test/b", "", "", new Uint8Array(200_000)); // grows memory for the body
+  e.idemBegin(0, "POST", "http://app.test/b", "", new Uint8Array(200_000)); // grows memory for the body
   e.begin(0, "GET", "http://app.test/c", "");
   assert.deepEqual(frames, ["GET\nhttp://app.test/a\n", "GET\nhttp://app.test/c\n"]);
 });
@@ -66,7 +66,7 @@ test("the quiet reads follow Go's memory when it grows", () => {
   const e = bind(ex, new Promise(() => {}));
   new Int32Array(ex.mem.buffer, 0, 1)[0] = 3;
   assert.equal(e.quiet(), 3);
-  e.idemBegin(0, "POST", "http://app.test/b", "", "", new Uint8Array(200_000)); // grows memory: the old views are detached
+  e.idemBegin(0, "POST", "http://app.test/b", "", new Uint8Array(200_000)); // grows memory: the old views are detached
   new Int32Array(ex.mem.buffer, 0, 1)[0] = 1;
   assert.equal(e.quiet(), 1);
 });

@@ -42,6 +42,7 @@ export interface Submission {
   code: Idem | Code;
   /** The Action frame to hand back to idemFinish (the Key frame without its header). */
   action: string;
+  /** The Idempotency-Key header to set; empty when the caller's own is sent as it is. */
   header: string;
   message: string;
 }
@@ -175,7 +176,7 @@ export function bind(ex: Exports, exited: Promise<void>) {
       }
       const r = ex.gc_begin(now, n);
       mem();
-      return { kind: (r & Flag.KindMask) as Kind, changed: (r & Flag.Changed) !== 0, ...readBeginOut(out) };
+      return { kind: (r & Flag.KindMask) as Kind, changed: (r & Flag.Changed) !== 0, keyed: (r & Flag.Keyed) !== 0, ...readBeginOut(out) };
     },
     finish(now: number, ticket: number, status: number, retryAfter: string, cacheControl: string, finalUrl: string) {
       // Most answers carry none of these: then nothing is encoded.
@@ -210,10 +211,10 @@ export function bind(ex: Exports, exited: Promise<void>) {
       for (let id = ex.gc_dropped(); id !== 0; id = ex.gc_dropped()) ids.push(id);
       return ids;
     },
-    idemBegin(now: number, method: string, url: string, headers: string, givenKey: string, body: Uint8Array): Submission {
+    idemBegin(now: number, method: string, url: string, headers: string, body: Uint8Array): Submission {
       const at = ex.gc_body(body.length); // may grow memory: the view is taken after
       if (body.length) new Uint8Array(ex.mem.buffer, at, body.length).set(body);
-      const frame = put(writeMutation({ method, url, givenKey, headers }));
+      const frame = put(writeMutation({ method, url, headers }));
       const r = crypto.getRandomValues(new Int32Array(4));
       const code = ex.gc_idem_begin(now, frame, r[0]!, r[1]!, r[2]!, r[3]!);
       if (code < 0) return { code, action: "", header: "", message: message() };

@@ -8,7 +8,7 @@ import { initWithin } from "./deadline.js";
 import { Flight, FlightTable, type Joinable, noop } from "./flights.js";
 import { sendMutation } from "./mutations.js";
 import { type Core, type Plan, quietAnswer, send, sendShared, statusOf } from "./network.js";
-import { type Described, describe, MUTATIONS, readCall } from "./request.js";
+import { type Described, describe, readCall } from "./request.js";
 import { Copies, synthetic } from "./responses.js";
 import { inScope } from "./scope.js";
 import { parked } from "./wait.js";
@@ -82,7 +82,7 @@ export function createGoPath(
         return passThrough(input, init);
       case Kind.Send: {
         const release = () => releaseProbe(a.probe);
-        if (o.idempotency && MUTATIONS.has(req.method)) return sendMutation(core, flights, a.ticket, req, input, init, release);
+        if (a.keyed) return sendMutation(core, flights, a.ticket, req, input, init, release);
         return sendShared(core, flights, a.flight ? `g${a.flight}` : `t${a.ticket}`, { ticket: a.ticket, sentAt: 0, input, init, req }, release);
       }
       case Kind.Join: {

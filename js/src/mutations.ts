@@ -1,4 +1,4 @@
-// Mutations in scope carry an Idempotency-Key: Go's ledger decides the key
+// The calls Go keys (a Send with Flag.Keyed) carry an Idempotency-Key: Go decides the key
 // (one per user action, derived from the operation and the canonical body,
 // so a double click or a retry after a failure or a reload reuses it), and
 // identical submissions in flight share one request through the flight table.
@@ -33,11 +33,6 @@ async function bodyBytes(input: RequestInfo | URL, init: RequestInit | undefined
   return null;
 }
 
-function givenKey(headers: string): string {
-  const m = /^idempotency-key: (.*)$/m.exec(headers);
-  return m ? m[1]! : "";
-}
-
 /**
  * Sends a mutation Go let through on `ticket`. `release` runs once the
  * request is over (it hands a half-open probe over).
@@ -52,8 +47,7 @@ export async function sendMutation(
   release: () => void,
 ): Promise<Response> {
   const body = await bodyBytes(input, init, req).catch(() => null);
-  const given = givenKey(req.headers);
-  const sub = body && core.call((e) => e.idemBegin(core.now(), req.method, req.url, req.headers, given, body));
+  const sub = body && core.call((e) => e.idemBegin(core.now(), req.method, req.url, req.headers, body));
   // A body that cannot be fingerprinted (a stream, FormData, over 1 MiB or
   // nested deeper than 64), or any limit the caller did not choose: sent as
   // it is, without a key, never refused.
@@ -85,7 +79,7 @@ export async function sendMutation(
     // The action's request just ended: Go said join, but there is nothing to join.
   }
   const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
-  if (!given) headers.set("idempotency-key", sub.header); // the caller's own key is sent verbatim
+  if (sub.header) headers.set("idempotency-key", sub.header); // (none: the caller's own is sent verbatim)
   return sendShared(core, flights, key, { ticket, sentAt: 0, input, init: initFor(input, init, { headers }), req }, (res) => {
     // No answer: the effect may have happened; the next try keeps the key.
     core.call((e) => e.idemFinish(core.now(), sub.action, res ? statusOf(res) : 0));

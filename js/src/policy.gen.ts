@@ -104,6 +104,9 @@ export const COOLDOWN_KEY = "gateway_cooldown_v1";
 export const MAX_STORED_STRIKES = 64;
 export const MAX_PAUSE_MS = 1800000;
 
+/** The methods whose requests carry an Idempotency-Key (idempotency.Methods): until Go runs, the gate holds them for their key. */
+export const KEYED_METHODS: readonly string[] = ["POST", "PUT", "PATCH", "DELETE"];
+
 /** The deadline (TIMEOUT_MS): a request past it fails as TIMEOUT_STATUS; one unanswered HANG_NOTICE_MS when the page goes away, with nothing answered since, arms TIMEOUT_STATUS for one deadline (internal/guard HangNoticeMs). */
 export const TIMEOUT_STATUS = 504;
 export const HANG_NOTICE_MS = 1000;

@@ -19,8 +19,6 @@ const OPTION_DEFAULTS = {
 
 type Option = keyof typeof OPTION_DEFAULTS;
 
-/** The methods that carry an Idempotency-Key in scope. */
-export const MUTATIONS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 const OPTIONS = /* @__PURE__ */ Object.keys(OPTION_DEFAULTS) as Option[];
 
 export interface Described {

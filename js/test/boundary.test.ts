@@ -278,7 +278,7 @@ test("a 4xx trip status trips on the quiet path too (Go's table says which answe
   assert.equal(quiet.metrics().decisions, 0);
 });
 
-test("the Mutation frame's given key reaches Go: the caller's key reused with another body is refused locally (422)", async () => {
+test("the caller's own key reaches Go in the Mutation frame's headers: reused with another body it is refused locally (422)", async () => {
   const { gc, net } = await boot();
   const headers = { "idempotency-key": "order-1", "content-type": "application/json" };
   const a = gc.fetch("/api/orders", { method: "POST", headers, body: '{"n":1}' });
@@ -291,4 +291,50 @@ test("the Mutation frame's given key reaches Go: the caller's key reused with an
   assert.equal(marker(b), "idempotency");
   assert.equal(net.sent.length, 1);
   assert.equal(gc.metrics().idempotencyRefused, 1);
+});
+
+test("FlagKeyed: Go says which calls carry an Idempotency-Key — mutations to the page's origin; another origin only when opted in; none when off", async () => {
+  /** The Idempotency-Key each call was sent with ("" for none). */
+  const keysOf = async (attrs: Record<string, string>, calls: [string, string][]) => {
+    const { gc, net } = await boot({ scope: "/api/,http://api.test/", ...attrs });
+    const keys: string[] = [];
+    for (const [method, url] of calls) {
+      const p = gc.fetch(url, { method, headers: { "x-test": "1" }, body: method === "GET" || method === "HEAD" ? undefined : "{}" });
+      const sent = await net.nth(keys.length + 1);
+      keys.push(sent.headers.get("idempotency-key") ?? "");
+      sent.answer(new Response("ok"));
+      await p;
+    }
+    return keys.map((k) => (k ? "key" : ""));
+  };
+  const calls: [string, string][] = [
+    ["POST", "/api/a"],
+    ["PUT", "/api/a"],
+    ["PATCH", "/api/a"],
+    ["DELETE", "/api/a"],
+    ["GET", "/api/a"],
+    ["OPTIONS", "/api/a"],
+    ["POST", "http://api.test/a"],
+  ];
+  assert.deepEqual(await keysOf({}, calls), ["key", "key", "key", "key", "", "", ""]);
+  assert.deepEqual(await keysOf({ idempotency: "cross-origin" }, calls), ["key", "key", "key", "key", "", "", "key"]);
+  assert.deepEqual(await keysOf({ idempotency: "off" }, calls), ["", "", "", "", "", "", ""]);
+});
+
+test("the Key frame's empty header: Go finds the caller's own key in the header block, and the shim sends it as given", async () => {
+  const { gc, net } = await boot();
+  const own = [
+    { "Idempotency-Key": '"order-7"' }, // an sf-string keeps its quotes
+    new Headers({ "content-type": "application/json", "idempotency-key": "order-8" }),
+  ];
+  for (const [i, headers] of own.entries()) {
+    const p = gc.fetch(new Request("http://app.test/api/orders", { method: "PUT", headers, body: "{}" }));
+    const sent = await net.nth(i + 1);
+    assert.equal(sent.headers.get("idempotency-key"), ['"order-7"', "order-8"][i]);
+    sent.answer(new Response("ok"));
+    await p;
+  }
+  const bad = await gc.fetch("/api/orders", { method: "POST", headers: { "idempotency-key": '"order-9' }, body: "{}" }).catch((e: unknown) => e);
+  assert.equal((bad as Error).name, "GatewayIdempotencyError", String(bad)); // Go read it, and refused it
+  assert.equal(net.sent.length, 2);
 });

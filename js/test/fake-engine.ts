@@ -3,6 +3,7 @@
 
 import { DEFAULT_UNEVENTFUL, Kind, Quiet } from "../src/abi.gen.js";
 import type { Answer, Engine, Outcome, Submission } from "../src/engine.js";
+import { KEYED_METHODS } from "../src/policy.gen.js";
 
 export interface Script {
   quiet?: number;
@@ -40,6 +41,7 @@ export class FakeEngine implements Engine {
     return {
       kind: Kind.Send,
       changed: false,
+      keyed: KEYED_METHODS.includes(method), // Go's rule with idempotency on, in the page's origin
       ticket: this.nextTicket++,
       flight: 0,
       untilMs: 0,
