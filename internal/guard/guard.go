@@ -564,14 +564,13 @@ func Operation(method, url, headers string) string {
 // repeated header combined into one by fetch's Headers), verbatim; "" for
 // none.
 func GivenKey(headers string) string {
-	for headers != "" {
-		var line string
-		line, headers, _ = strings.Cut(headers, "\n")
-		if v, ok := strings.CutPrefix(line, "idempotency-key: "); ok {
-			return v
-		}
+	const name = "idempotency-key: "
+	i := strings.Index("\n"+headers, "\n"+name)
+	if i < 0 {
+		return ""
 	}
-	return ""
+	v, _, _ := strings.Cut(headers[i+len(name):], "\n")
+	return v
 }
 
 // send tracks t, a request with method to url, and tells the caller to send it.
