@@ -14,7 +14,7 @@
 // frame is skipped. A writer turns each "\r" or "\n" inside a field into a
 // space, so one line stays one line.
 //
-//go:generate go test -run TestGeneratedTypeScript -update ../abi
+//go:generate go test -run TestGeneratedTypeScript ../abi -args -update
 package line
 
 // Option is a "name=value" line: in the Attributes frame, an attribute as
