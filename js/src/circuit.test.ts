@@ -180,6 +180,20 @@ test("an opaque answer is reported as such, not as a failure", async () => {
   assert.ok(engine.calls.includes("finish 1 -1"), engine.calls.join(", "));
 });
 
+test("Go is given every answer's Retry-After and Cache-Control: which ones count is its rule", async () => {
+  const { gc, engine, sent } = await facade({});
+  const headers = { "retry-after": "30", "cache-control": "max-age=5" };
+  const ps = [502, 404].map((status, i) => gc.fetch(`/api/${i}`, { method: "PUT" }).then(() => status));
+  await until(() => sent.length === 2);
+  sent[0]!.answer(new Response("", { status: 502, headers }));
+  sent[1]!.answer(new Response("", { status: 404, headers }));
+  await Promise.all(ps);
+  assert.deepEqual(
+    engine.answered.sort((a, b) => a.status - b.status),
+    [404, 502].map((status) => ({ status, retryAfter: "30", cacheControl: "max-age=5" })),
+  );
+});
+
 test("metrics count what went to the network, the quiet path included", async () => {
   const { gc, sent } = await facade({ quiet: Quiet.Idle | Quiet.Coalesce });
   const ps = [gc.fetch("/api/a"), gc.fetch("/api/a"), gc.fetch("/api/b")];

@@ -120,8 +120,9 @@ export function send(core: Core, flight: Flight, plan: Plan, sent?: Promise<Resp
       plan.ticket = core.call((e) => e.adopt(plan.sentAt, req.url)) ?? 0;
       if (!plan.ticket) return null;
     }
-    const retryAfter = res && (st === 429 || st === 503) ? (res.headers.get("retry-after") ?? "") : "";
-    const cacheControl = res && res.ok ? (res.headers.get("cache-control") ?? "") : "";
+    // Go says which answers' headers count (Retry-After on a 429 or 503, Cache-Control on a copy): all are passed.
+    const retryAfter = res?.headers.get("retry-after") ?? "";
+    const cacheControl = res?.headers.get("cache-control") ?? "";
     const finalUrl = res && res.redirected ? res.url : "";
     const out = core.call((e) => e.finish(core.now(), plan.ticket, st, retryAfter, cacheControl, finalUrl));
     if (out) core.sync(out.changed);

@@ -20,6 +20,8 @@ export class FakeEngine implements Engine {
   readonly calls: string[] = [];
   /** What observe() was told: answers given before Go ran, and when. */
   readonly observed: { now: number; status: number }[] = [];
+  /** The headers finish() was given, per answer. */
+  readonly answered: { status: number; retryAfter: string; cacheControl: string }[] = [];
   private nextTicket = 1;
   exited = new Promise<void>(() => {});
   constructor(public script: Script = {}) {}
@@ -54,8 +56,9 @@ export class FakeEngine implements Engine {
       ...a,
     };
   }
-  finish(_now: number, ticket: number, status: number, _ra: string, _cc: string, finalUrl: string): Outcome {
+  finish(_now: number, ticket: number, status: number, retryAfter: string, cacheControl: string, finalUrl: string): Outcome {
     this.calls.push(`finish ${ticket} ${status}`);
+    this.answered.push({ status, retryAfter, cacheControl });
     return { changed: false, retry: false, wantBody: false, serve: false, waitMs: 0, copyId: 0, copyAgeMs: 0, copyStoredAtMs: 0, ...this.script.finish?.(ticket, status, finalUrl) };
   }
   observe(_now: number, sent: number, answered: number, method: string, url: string, status: number) {
