@@ -126,6 +126,23 @@ test("without the module (a missing file, fallback) a 502 still reads as an outa
   connection.disconnect();
 });
 
+test("a trip status of the page's own (data-trip-statuses) reads as an outage; the defaults' do not include it", async () => {
+  const nothing = () => ({ circuit: null, halfOpen: false, pauses: [] });
+  const seen = [];
+  for (const options of [{ tripStatuses: [408, 502, 503, 504] }, undefined]) {
+    const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    const fetchFn = (async () => new Response("timeout", { status: 408 })) as typeof fetch;
+    const connection = connectQueryClient(client, { subscribe: () => () => {}, blocking: nothing, clear() {}, options });
+    const observer = new QueryObserver(client, { queryKey: ["me"], queryFn: createQueryFn(createFetchJSON(fetchFn))("/api/me") });
+    const stop = observer.subscribe(() => {});
+    await settled([observer]);
+    seen.push(connection.outage());
+    stop();
+    connection.disconnect();
+  }
+  assert.deepEqual(seen, [{ httpStatus: 408, until: null, halfOpen: false, failedQueries: 1 }, null]);
+});
+
 test("isOutageError: the circuit's answer and a 502/503/504; not a pause, a 500 or a 404", () => {
   const e = (status: number, circuitOpen = false, reason: "open" | "cooldown" | null = null) =>
     new GatewayHttpError({ status, httpStatus: circuitOpen ? 502 : status, circuitOpen, until: null, url: "/api/x", reason });

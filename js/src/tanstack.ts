@@ -10,7 +10,7 @@ import { isGatewayError } from "./brand.js";
 import { DEFAULT_TRIP_STATUSES } from "./config.js";
 import { tell } from "./state.js";
 import type { GatewayHttpError } from "./errors.js";
-import type { Blocking, GatewayCircuit } from "./types.js";
+import type { Blocking, GatewayCircuit, ResolvedOptions } from "./types.js";
 
 /** What this needs of a TanStack Query (`@tanstack/query-core`'s Query). */
 export interface QueryLike {
@@ -61,8 +61,8 @@ export function isOutageError(e: unknown, tripStatuses: readonly number[] = DEFA
 }
 
 /** A query error the circuit or a pause caused, that another fetch may fix once they end. */
-function failedByGateway(e: unknown): boolean {
-  return isOutageError(e) || (isGatewayError(e) && (e.circuitOpen || e.status === 429));
+function failedByGateway(e: unknown, tripStatuses: readonly number[]): boolean {
+  return isOutageError(e, tripStatuses) || (isGatewayError(e) && (e.circuitOpen || e.status === 429));
 }
 
 /**
@@ -71,10 +71,13 @@ function failedByGateway(e: unknown): boolean {
  */
 export function connectQueryClient(
   client: QueryClientLike,
-  circuit: Pick<GatewayCircuit, "subscribe" | "blocking" | "clear">,
+  circuit: Pick<GatewayCircuit, "subscribe" | "blocking" | "clear"> & { readonly options?: Pick<ResolvedOptions, "tripStatuses"> },
 ): QueryClientConnection {
   const cache = client.getQueryCache();
-  const failed = (q: QueryLike) => q.isActive() && q.state.status === "error" && q.state.fetchStatus === "idle" && failedByGateway(q.state.error);
+  // The page's trip statuses (data-trip-statuses, as Go put them in force); the defaults until the facade runs.
+  const trips = () => circuit.options?.tripStatuses ?? DEFAULT_TRIP_STATUSES;
+  const failed = (q: QueryLike) =>
+    q.isActive() && q.state.status === "error" && q.state.fetchStatus === "idle" && failedByGateway(q.state.error, trips());
   const blocks = (b: Blocking) => b.circuit !== null || b.pauses.length > 0;
   let blocked = blocks(circuit.blocking());
   let recovering: Promise<void> | null = null;
@@ -107,7 +110,7 @@ export function connectQueryClient(
     const b = circuit.blocking();
     const errors = cache.findAll().filter(failed).map((q) => q.state.error);
     const pause = b.pauses[0];
-    const outageError = errors.find((e) => isOutageError(e));
+    const outageError = errors.find((e) => isOutageError(e, trips()));
     const httpStatus = b.circuit?.httpStatus ?? outageError?.httpStatus ?? (pause ? 429 : 0);
     if (httpStatus === 0 && !b.halfOpen) return null;
     return { httpStatus, until: b.circuit?.until ?? pause?.until ?? null, halfOpen: b.halfOpen, failedQueries: errors.length };
