@@ -16,7 +16,7 @@
 // comes before it.
 
 import { Flag, Quiet } from "./abi.gen.js";
-import { type Decider, createApi, noMetrics } from "./api.js";
+import { type Decider, noMetrics } from "./api.js";
 import { GO_COUNTED, JS_COUNTED } from "./metrics.gen.js";
 import { type DataAttributes, type ResolvedOptions, attributesText, type readGoOptions } from "./config.js";
 import { Deadlines, initWithin, timeoutOf, within } from "./deadline.js";
@@ -33,7 +33,7 @@ import { StateMirror } from "./state.js";
 import { KEYED_METHODS, TIMEOUT_STATUS } from "./policy.gen.js";
 import { parked } from "./wait.js";
 import { type CircuitState, type StorageLike, readPauses, readRaw, writeRaw } from "./storage.js";
-import type { GatewayCircuit, Metrics, ModuleStatus } from "./types.js";
+import type { Metrics, ModuleStatus } from "./types.js";
 
 export interface Environment {
   /** The fetch to guard; captured once, so patching window.fetch later cannot loop. */
@@ -92,12 +92,6 @@ export interface Circuit extends Decider {
   takeOver(sent: readonly EarlyCall[]): void;
   /** The page goes away (pagehide): a gateway that hangs arms the circuit for the next load. */
   hide(): void;
-}
-
-/** The facade over options `o` behind its own API object (tests; the page's object is the stand-in's). */
-export function createGatewayCircuit(o: ResolvedOptions, env: Environment, data: DataAttributes = {}): GatewayCircuit {
-  const c = createCircuit(o, env, data);
-  return createApi(() => c);
 }
 
 /**

@@ -18,8 +18,17 @@ test("deadlines share one timer, set for the earliest; each expires in its turn,
   for (const [name, d] of Object.entries({ later, settled, last, first })) d.signal.addEventListener("abort", () => order.push(name));
   await aborted(last.signal);
   assert.deepEqual(order, ["first", "later", "last"]);
+  order.length = 0;
+  // A timer that comes late (a busy main thread) finds several due: they expire in their order all the same.
+  const a = deadlines.start(0, 30)!;
+  const b = deadlines.start(0, 20)!;
+  for (const [name, d] of Object.entries({ a, b })) d.signal.addEventListener("abort", () => order.push(name));
+  const busyUntil = performance.now() + 40;
+  while (performance.now() < busyUntil); // both are due before the timer can run
+  await aborted(a.signal);
+  assert.deepEqual(order, ["b", "a"]);
   assert.equal((first.signal.reason as DOMException).name, "TimeoutError");
   assert.equal(first.timedOut, true);
   assert.equal(settled.timedOut, false);
-  assert.equal(deadlines.size, 3, "the expired ones are in flight until their requests settle");
+  assert.equal(deadlines.size, 5, "the expired ones are in flight until their requests settle");
 });

@@ -161,17 +161,19 @@ export class Deadlines {
     this.timer = setTimeout(this.fire, Math.min(Math.max(0, at - performance.now()), MAX_DELAY_MS));
   }
 
-  /** The timer: every deadline due expires; the timer is set for the next. */
+  /** The timer: every deadline due expires, the earliest first (a late timer finds several due); the timer is set for the next. */
   private readonly fire = () => {
     this.timer = undefined;
     this.timerAt = Infinity;
     const now = performance.now();
     let next = Infinity;
+    const due: Deadline[] = [];
     for (const d of this.pending) {
       if (d.timedOut) continue; // in flight until its request settles
-      if (d.expires <= now) d.expire();
+      if (d.expires <= now) due.push(d);
       else if (d.expires < next) next = d.expires;
     }
+    for (const d of due.sort((a, b) => a.expires - b.expires)) d.expire();
     if (next < Infinity) this.schedule(next);
   };
 }

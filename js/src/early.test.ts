@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { createGatewayCircuit } from "./circuit.js";
+import { createGatewayCircuit } from "../test/facade-api.js";
 import { type DataAttributes, readOptions } from "./config.js";
 import { createEarly as createEarlyAt } from "./early.js";
 import { GatewayHttpError } from "./errors.js";

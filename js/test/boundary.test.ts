@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import "../src/engine-file.js";
-import { createGatewayCircuit } from "../src/circuit.js";
+import { createGatewayCircuit } from "./facade-api.js";
 import { readOptions } from "../src/config.js";
 import type { EngineFile } from "../src/engine-file.js";
 import { MARKER_HEADER } from "../src/query.js";
