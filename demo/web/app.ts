@@ -119,8 +119,9 @@ setInterval(() => {
 // Saving an order: a POST in scope, so the module gives it an Idempotency-Key
 // derived from the body. A double click, a retry after a timeout and a retry
 // after F5 are one action, and the gateway makes one row of it.
-// ?saveTimeout=ms makes the page give up waiting (AbortSignal.timeout).
-const saveTimeout = Number(new URLSearchParams(location.search).get("saveTimeout") ?? 0);
+// ?saveTimeout=ms makes the page give up waiting (AbortSignal.timeout); a
+// test changes it between saves with <body data-save-timeout>.
+const saveTimeout = () => Number(body.dataset.saveTimeout ?? new URLSearchParams(location.search).get("saveTimeout") ?? 0);
 const saves: string[] = [];
 $("save").addEventListener("click", async () => {
   const init: RequestInit = {
@@ -128,7 +129,7 @@ $("save").addEventListener("click", async () => {
     headers: { "content-type": "application/json", "x-demo-user": "demo" },
     body: JSON.stringify({ item: ($("order-item") as HTMLInputElement).value, qty: 1 }),
   };
-  if (saveTimeout > 0) init.signal = AbortSignal.timeout(saveTimeout);
+  if (saveTimeout() > 0) init.signal = AbortSignal.timeout(saveTimeout());
   let outcome: string;
   try {
     const res = await gc.fetch("/api/orders", init);
