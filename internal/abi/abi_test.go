@@ -99,7 +99,7 @@ func TestNoHandWrittenLayouts(t *testing.T) {
 	lineFormat := regexp.MustCompile(`\\n|\\r|"="|"!"|"retry-after`)
 	for file, bad := range map[string]*regexp.Regexp{
 		"../../wasm/main.go":      regexp.MustCompile(`out\[[^0]|out\[0\]\s*=|strings\.(Cut|Split)|"!"`),
-		"../../js/src/engine.ts":  regexp.MustCompile(`out\[|\\n|\.split\(|indexOf\("\\n"`),
+		"../../js/src/engine.ts":  regexp.MustCompile(`out\[|\\n|\.split\(|indexOf\("\\n"|Flag\.|\b(read|write)[A-Z]\w*\(`),
 		"../../js/src/config.ts":  lineFormat,
 		"../../js/src/storage.ts": lineFormat,
 		"../guard/config.go":      regexp.MustCompile(`strings\.Cut\(|"="`),
@@ -113,6 +113,31 @@ func TestNoHandWrittenLayouts(t *testing.T) {
 			if code, _, _ := strings.Cut(line, "//"); bad.MatchString(code) {
 				t.Errorf("%s:%d lays out a slot or a frame by hand: %s", file, i+1, strings.TrimSpace(line))
 			}
+		}
+	}
+}
+
+// The typed calls are generated (bindCalls): engine.ts calls no export
+// that Calls declares, but wraps bindCalls' method, and every export that
+// takes a frame has a Call that writes it.
+func TestCallsAreGenerated(t *testing.T) {
+	src, err := os.ReadFile("../../js/src/engine.ts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	called := map[string]bool{}
+	for _, c := range Calls {
+		if called[c.Export] {
+			t.Errorf("%s has two Calls", c.Export)
+		}
+		called[c.Export] = true
+		if strings.Contains(string(src), "ex."+c.Export+"(") {
+			t.Errorf("engine.ts calls %s by hand; Calls declares it (bindCalls.%s)", c.Export, c.Method)
+		}
+	}
+	for _, e := range Exports {
+		if slices.ContainsFunc(e.Params, func(p Param) bool { return p.Name == "len" }) && !called[e.Name] {
+			t.Errorf("%s takes a frame, but no Call writes it", e.Name)
 		}
 	}
 }

@@ -10,7 +10,10 @@ package abi
 // Two kinds of struct:
 //   - Out layouts (every field float64): an export's multi-valued answer in
 //     out, one slot per field, in order. Go writes them with PutX(&out, x);
-//     the shim reads them with readX(out).
+//     the shim's typed calls (Calls in tables.go) read them into their
+//     answers. A slot tagged frame:"X" is
+//     the length of an X frame Go wrote into the buffer: the shim's answer
+//     has that frame's fields in its place.
 //   - Frames (every field string): "\n"-separated fields in the string
 //     buffer. The last field is the rest of the frame, so it alone may hold
 //     "\n" (request headers). Go reads them with ReadX(frame) and writes them
@@ -47,7 +50,7 @@ type FinishOut struct {
 
 // IdemBeginOut is out after a gc_idem_begin that did not refuse.
 type IdemBeginOut struct {
-	KeyLen float64 // length of the Key frame in the buffer
+	KeyLen float64 `frame:"Key"` // length of the Key frame in the buffer
 }
 
 // Request is the frame of gc_begin and gc_adopt.

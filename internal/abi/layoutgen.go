@@ -9,6 +9,7 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strconv"
 	"strings"
@@ -28,6 +29,9 @@ type Field struct {
 	Name string // as in Go
 	TS   string // the TypeScript property: lowerCamelCase
 	Doc  string
+	// Frame (an out slot tagged frame:"X"): the slot is the length of an X
+	// frame in the buffer.
+	Frame string
 }
 
 // Layouts reads layout.go, the declaration of every out layout and frame.
@@ -47,8 +51,13 @@ func Layouts() ([]Layout, error) {
 			}
 			kinds[typ.Name] = true
 			doc := oneLine(fl.Doc.Text() + fl.Comment.Text())
+			frame := ""
+			if fl.Tag != nil {
+				tag, _ := strconv.Unquote(fl.Tag.Value)
+				frame = reflect.StructTag(tag).Get("frame")
+			}
 			for _, n := range fl.Names {
-				l.Fields = append(l.Fields, Field{Name: n.Name, TS: lowerCamel(n.Name), Doc: doc})
+				l.Fields = append(l.Fields, Field{Name: n.Name, TS: lowerCamel(n.Name), Doc: doc, Frame: frame})
 			}
 		}
 		if len(kinds) != 1 || len(l.Fields) == 0 {
@@ -210,18 +219,10 @@ func tsLayouts(w func(...string), ls []Layout) {
 			w("  ", f.TS, ": ", map[bool]string{true: "string", false: "number"}[l.Frame], ";")
 		}
 		w("}")
-		w()
 		if !l.Frame {
-			w("/** Reads ", l.Name, " from out. */")
-			w("export function read", l.Name, "(out: Float64Array): ", l.Name, " {")
-			w("  return {")
-			for i, f := range l.Fields {
-				w("    ", f.TS, ": out[", strconv.Itoa(i), "]!,")
-			}
-			w("  };")
-			w("}")
-			continue
+			continue // read by the typed calls (tsCalls)
 		}
+		w()
 		var parts []string
 		for _, f := range l.Fields {
 			parts = append(parts, "${v."+f.TS+"}")

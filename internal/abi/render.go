@@ -72,6 +72,9 @@ func TypeScript() (string, error) {
 		w("}")
 	}
 	tsLayouts(w, layouts)
+	if err := tsCalls(w, layouts); err != nil {
+		return "", err
+	}
 	lines, err := Lines()
 	if err != nil {
 		return "", err

@@ -6,6 +6,7 @@ package abi
 // they stay out of the wasm (only the constants in abi.go are linked in).
 
 import (
+	"github.com/gatewaycircuit/gatewaycircuit/internal/emptyttl"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/guard"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/idempotency"
 )
@@ -68,7 +69,7 @@ var Exports = []Export{
 	{"gc_observe", []Param{{"now", "f64"}, {"sent", "f64"}, {"answered", "f64"}, {"status", "i32"}, {"len", "i32"}}, "i32", "The answer (at answered) to a request sent (at sent) before the wasm ran (Observe frame); flags."},
 	{"gc_abort", []Param{{"ticket", "f64"}}, "i32", "Every caller of ticket left: 1 = abort the network request."},
 	{"gc_body", []Param{{"n", "i32"}}, "i32", "Address where JS writes a body of n bytes (valid until the next call)."},
-	{"gc_store", []Param{{"now", "f64"}, {"ticket", "f64"}, {"bytes", "f64"}, {"small", "i32"}}, "f64", "Keeps a body of that size as the ticket's copy (bytes -1: no copy was taken; the ticket ends); small ≥ 0: the whole body is in gc_body. Returns the copy id (0: not kept)."},
+	{"gc_store", []Param{{"now", "f64"}, {"ticket", "f64"}, {"bytes", "f64"}, {"small", "i32"}}, "f64", "Keeps a body of that size as the ticket's copy (bytes -1: no copy was taken; the ticket ends); small ≥ 0: the whole body, at most ShortBody bytes, is in gc_body. Returns the copy id (0: not kept)."},
 	{"gc_dropped", nil, "f64", "The next stale copy whose body JS must release, or 0."},
 	{"gc_idem_begin", []Param{{"now", "f64"}, {"len", "i32"}, {"r0", "i32"}, {"r1", "i32"}, {"r2", "i32"}, {"r3", "i32"}}, "i32", "Registers a mutation gc_begin said is keyed (Mutation frame, the caller's own Idempotency-Key read from its headers; body in gc_body; r0..r3 random): an idempotency.Decision, the Key frame in the buffer (its length in IdemBeginOut); or a Code."},
 	{"gc_idem_finish", []Param{{"now", "f64"}, {"len", "i32"}, {"status", "i32"}}, "i32", "Records a mutation's answer (Action frame: the Key frame without its header)."},
@@ -83,6 +84,69 @@ var Exports = []Export{
 	{"gc_status", nil, "i32", "The status that armed the circuit (0: closed)."},
 	{"gc_metric", []Param{{"i", "i32"}}, "f64", "Go's counter i (metrics.Counter; GO_COUNTED in metrics.gen.ts names each)."},
 	{"gc_message_len", nil, "i32", "Length in the buffer of the message of the last refusal."},
+}
+
+// Call is the typed call the shim makes over an export: abi.gen.ts's
+// bindCalls is generated from Calls, so how an export's arguments are
+// framed and its result read is written once, here, for both sides.
+type Call struct {
+	Export string // the export it calls
+	Method string // its name on the shim's Engine
+	// Frame is the frame (a layout of layout.go, or a LineFrame) the export
+	// takes as its len parameter: the method takes the frame's fields in
+	// its place, in field order (a line frame: the frame's text), except
+	// those Fixed sets.
+	Frame string
+	Fixed map[string]string // frame field → the value it always has
+	// SkipEmpty: a frame whose fields are all empty is not encoded; it goes
+	// as length 0, which Go reads as the same frame.
+	SkipEmpty bool
+	Result    Result
+	// Flags are the Flag values or-ed into the result (ResultFlags), each
+	// read as a boolean; "Kind" is the Kind in the low byte (Flag.KindMask).
+	Flags []string
+	Out   string // the out layout the export fills, read into the answer
+	Enum  string // ResultDecision: the enum of the non-negative results
+}
+
+// Result is how a call reads its export's result.
+type Result int
+
+const (
+	ResultAsIs     Result = iota // the number (or nothing)
+	ResultBool                   // 1 is true
+	ResultText                   // the length of a text Go wrote into the buffer: the text
+	ResultFlags                  // an answer of Flags and Out; a lone flag is a boolean
+	ResultDrain                  // called until it answers 0: the list of its answers
+	ResultDecision               // a Code (negative; the message in the buffer) or a value of Enum, then Out
+)
+
+// Calls are the typed calls over the exports. An export that is not here
+// (addresses, the buffer's growth, gc_body and gc_store) is called by
+// engine.ts, which also wraps gc_begin (a frame over MaxFrame passes the
+// request through untouched) and gc_idem_begin (the body and the random
+// words are JS's).
+var Calls = []Call{
+	{Export: "gc_configure", Method: "configure", Frame: "Attributes"},
+	{Export: "gc_begin", Method: "begin", Frame: "Request", Result: ResultFlags, Flags: []string{"Kind", "Changed", "Keyed"}, Out: "BeginOut"},
+	{Export: "gc_adopt", Method: "adopt", Frame: "Request", Fixed: map[string]string{"Method": "GET", "Headers": ""}},
+	{Export: "gc_finish", Method: "finish", Frame: "Answer", SkipEmpty: true, Result: ResultFlags, Flags: []string{"Changed", "Retry", "WantBody", "Serve"}, Out: "FinishOut"},
+	{Export: "gc_observe", Method: "observe", Frame: "Observe", Result: ResultFlags, Flags: []string{"Changed"}},
+	{Export: "gc_abort", Method: "abort", Result: ResultBool},
+	{Export: "gc_dropped", Method: "dropped", Result: ResultDrain},
+	{Export: "gc_idem_begin", Method: "idemBegin", Frame: "Mutation", Result: ResultDecision, Enum: "Idem", Out: "IdemBeginOut"},
+	{Export: "gc_idem_finish", Method: "idemFinish", Frame: "Action"},
+	{Export: "gc_arm", Method: "arm"},
+	{Export: "gc_clear", Method: "clear"},
+	{Export: "gc_read", Method: "read"},
+	{Export: "gc_succeeded", Method: "succeeded"},
+	{Export: "gc_forget", Method: "forget"},
+	{Export: "gc_reload", Method: "reload"},
+	{Export: "gc_pauses", Method: "pauses", Result: ResultText},
+	{Export: "gc_until", Method: "until"},
+	{Export: "gc_status", Method: "status"},
+	{Export: "gc_metric", Method: "metric"},
+	{Export: "gc_message_len", Method: "message", Result: ResultText},
 }
 
 // Imports is every //go:wasmimport of internal/jsbridge (a test checks both
@@ -160,5 +224,6 @@ var Enums = []Enum{
 		{"MaxFrame", MaxFrame, "longest frame, in bytes"},
 		{"MaxCopy", MaxCopy, "largest body kept as a copy, in bytes"},
 		{"QuietStatusLen", QuietStatusLen, "bytes in the quiet-status table (gc_quiet_statuses)"},
+		{"ShortBody", emptyttl.ShortBody, "longest body gc_store is given whole (in gc_body): Go decides whether it is empty"},
 	}},
 }

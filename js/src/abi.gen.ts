@@ -28,7 +28,7 @@ export interface Exports {
   gc_abort(ticket: number): number;
   /** Address where JS writes a body of n bytes (valid until the next call). */
   gc_body(n: number): number;
-  /** Keeps a body of that size as the ticket's copy (bytes -1: no copy was taken; the ticket ends); small ≥ 0: the whole body is in gc_body. Returns the copy id (0: not kept). */
+  /** Keeps a body of that size as the ticket's copy (bytes -1: no copy was taken; the ticket ends); small ≥ 0: the whole body, at most ShortBody bytes, is in gc_body. Returns the copy id (0: not kept). */
   gc_store(now: number, ticket: number, bytes: number, small: number): number;
   /** The next stale copy whose body JS must release, or 0. */
   gc_dropped(): number;
@@ -140,6 +140,7 @@ export const enum Limit {
   MaxFrame = 16777216, // longest frame, in bytes
   MaxCopy = 5242880, // largest body kept as a copy, in bytes
   QuietStatusLen = 601, // bytes in the quiet-status table (gc_quiet_statuses)
+  ShortBody = 64, // longest body gc_store is given whole (in gc_body): Go decides whether it is empty
 }
 
 /** Splits s at its first newline (the rest is empty when there is none). */
@@ -170,21 +171,6 @@ export interface BeginOut {
   copyStoredAtMs: number;
 }
 
-/** Reads BeginOut from out. */
-export function readBeginOut(out: Float64Array): BeginOut {
-  return {
-    ticket: out[0]!,
-    flight: out[1]!,
-    probe: out[2]!,
-    probeTimeoutMs: out[3]!,
-    untilMs: out[4]!,
-    status: out[5]!,
-    copyId: out[6]!,
-    copyAgeMs: out[7]!,
-    copyStoredAtMs: out[8]!,
-  };
-}
-
 /** FinishOut is out after gc_finish. */
 export interface FinishOut {
   /** FlagRetry: how long to wait before sending again */
@@ -197,27 +183,10 @@ export interface FinishOut {
   copyStoredAtMs: number;
 }
 
-/** Reads FinishOut from out. */
-export function readFinishOut(out: Float64Array): FinishOut {
-  return {
-    waitMs: out[0]!,
-    copyId: out[1]!,
-    copyAgeMs: out[2]!,
-    copyStoredAtMs: out[3]!,
-  };
-}
-
 /** IdemBeginOut is out after a gc_idem_begin that did not refuse. */
 export interface IdemBeginOut {
   /** length of the Key frame in the buffer */
   keyLen: number;
-}
-
-/** Reads IdemBeginOut from out. */
-export function readIdemBeginOut(out: Float64Array): IdemBeginOut {
-  return {
-    keyLen: out[0]!,
-  };
 }
 
 /** Request is the frame of gc_begin and gc_adopt. */
@@ -350,6 +319,135 @@ export function readAction(s: string): Action {
   let operation: string;
   [operation, s] = cut(s);
   return { operation, key: s };
+}
+
+/** What the typed calls need of Go's memory (engine.ts gives it). */
+export interface CallIO {
+  /** Writes s as a frame into Go's buffer, whole; returns its length in bytes. */
+  put(s: string): number;
+  /** out, viewed after the call that filled it (Go's memory may have grown). */
+  out(): Float64Array;
+  /** n bytes of the buffer as text, after the call that wrote them. */
+  text(n: number): string;
+}
+
+/** The typed calls over the exports (internal/abi Calls): each frames its arguments and reads its result as declared there. */
+export function bindCalls(ex: Exports, io: CallIO) {
+  return {
+    /** gc_configure: Reads the Attributes frame, applies defaults, restores the stored state; writes the Options frame into the buffer and returns its length, or CodeNotStarted with the message. */
+    configure(now: number, attributes: string) {
+      return ex.gc_configure(now, io.put(attributes));
+    },
+    /** gc_begin: Decides for the Request frame: a Kind in the low byte, FlagChanged, FlagKeyed; out holds BeginOut. */
+    begin(now: number, method: string, url: string, headers: string) {
+      const r = ex.gc_begin(now, io.put(writeRequest({ method, url, headers })));
+      const out = io.out();
+      return {
+        kind: (r & Flag.KindMask) as Kind,
+        changed: (r & Flag.Changed) !== 0,
+        keyed: (r & Flag.Keyed) !== 0,
+        ticket: out[0]!,
+        flight: out[1]!,
+        probe: out[2]!,
+        probeTimeoutMs: out[3]!,
+        untilMs: out[4]!,
+        status: out[5]!,
+        copyId: out[6]!,
+        copyAgeMs: out[7]!,
+        copyStoredAtMs: out[8]!,
+      };
+    },
+    /** gc_adopt: A ticket for a plain GET sent at sent on the quiet path whose answer matters (Request frame); 0: out of scope. */
+    adopt(sent: number, url: string) {
+      return ex.gc_adopt(sent, io.put(writeRequest({ method: "GET", url, headers: "" })));
+    },
+    /** gc_finish: The answer to ticket (Answer frame): flags; out holds FinishOut. */
+    finish(now: number, ticket: number, status: number, retryAfter: string, cacheControl: string, finalUrl: string) {
+      const n = retryAfter || cacheControl || finalUrl ? io.put(writeAnswer({ retryAfter, cacheControl, finalUrl })) : 0;
+      const r = ex.gc_finish(now, ticket, status, n);
+      const out = io.out();
+      return {
+        changed: (r & Flag.Changed) !== 0,
+        retry: (r & Flag.Retry) !== 0,
+        wantBody: (r & Flag.WantBody) !== 0,
+        serve: (r & Flag.Serve) !== 0,
+        waitMs: out[0]!,
+        copyId: out[1]!,
+        copyAgeMs: out[2]!,
+        copyStoredAtMs: out[3]!,
+      };
+    },
+    /** gc_observe: The answer (at answered) to a request sent (at sent) before the wasm ran (Observe frame); flags. */
+    observe(now: number, sent: number, answered: number, status: number, method: string, url: string, retryAfter: string, finalUrl: string) {
+      return (ex.gc_observe(now, sent, answered, status, io.put(writeObserve({ method, url, retryAfter, finalUrl }))) & Flag.Changed) !== 0;
+    },
+    /** gc_abort: Every caller of ticket left: 1 = abort the network request. */
+    abort(ticket: number) {
+      return ex.gc_abort(ticket) === 1;
+    },
+    /** gc_dropped: The next stale copy whose body JS must release, or 0. */
+    dropped() {
+      const all: number[] = [];
+      for (let v = ex.gc_dropped(); v !== 0; v = ex.gc_dropped()) all.push(v);
+      return all;
+    },
+    /** gc_idem_begin: Registers a mutation gc_begin said is keyed (Mutation frame, the caller's own Idempotency-Key read from its headers; body in gc_body; r0..r3 random): an idempotency.Decision, the Key frame in the buffer (its length in IdemBeginOut); or a Code. */
+    idemBegin(now: number, method: string, url: string, headers: string, r0: number, r1: number, r2: number, r3: number) {
+      const r = ex.gc_idem_begin(now, io.put(writeMutation({ method, url, headers })), r0, r1, r2, r3);
+      if (r < 0) return { code: r as Code | Idem, message: io.text(ex.gc_message_len()), operation: "", key: "", header: "" };
+      const out = io.out();
+      const keyFrame = readKey(io.text(out[0]!));
+      return { code: r as Code | Idem, message: "", operation: keyFrame.operation, key: keyFrame.key, header: keyFrame.header };
+    },
+    /** gc_idem_finish: Records a mutation's answer (Action frame: the Key frame without its header). */
+    idemFinish(now: number, operation: string, key: string, status: number) {
+      return ex.gc_idem_finish(now, io.put(writeAction({ operation, key })), status);
+    },
+    /** gc_arm: Arms the circuit (ttlMs 0: the policy's TTL); flags, or CodeBadArm with the message in the buffer. */
+    arm(now: number, status: number, ttlMs: number) {
+      return ex.gc_arm(now, status, ttlMs);
+    },
+    /** gc_clear: The user's retry: flags. */
+    clear() {
+      return ex.gc_clear();
+    },
+    /** gc_read: Expires the circuit if its time is up: flags. */
+    read(now: number) {
+      return ex.gc_read(now);
+    },
+    /** gc_succeeded: The latest unreported in-scope success (a quiet-path answer), with when it was sent and answered; reported before a failure, for the trip rule. */
+    succeeded(sent: number, answered: number) {
+      return ex.gc_succeeded(sent, answered);
+    },
+    /** gc_forget: The logout: drops copies, pending keys and in-flight sharing (then read gc_dropped). */
+    forget(now: number) {
+      return ex.gc_forget(now);
+    },
+    /** gc_reload: Reads the circuit and the pauses from storage again (a page restored from the back/forward cache): flags. */
+    reload(now: number) {
+      return ex.gc_reload(now);
+    },
+    /** gc_pauses: Writes the Pauses frame into the buffer and returns its length. */
+    pauses() {
+      return io.text(ex.gc_pauses());
+    },
+    /** gc_until: The circuit's deadline (0: closed). */
+    until() {
+      return ex.gc_until();
+    },
+    /** gc_status: The status that armed the circuit (0: closed). */
+    status() {
+      return ex.gc_status();
+    },
+    /** gc_metric: Go's counter i (metrics.Counter; GO_COUNTED in metrics.gen.ts names each). */
+    metric(i: number) {
+      return ex.gc_metric(i);
+    },
+    /** gc_message_len: Length in the buffer of the message of the last refusal. */
+    message() {
+      return io.text(ex.gc_message_len());
+    },
+  };
 }
 
 /** A whole number as Go's text.Int reads it (an optional sign, decimal digits, within int64), or null. */

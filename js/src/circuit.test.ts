@@ -470,7 +470,7 @@ test("before Go runs, an in-scope trip status arms the stored circuit at once; G
   assert.deepEqual(heard, [502]);
   const calls: string[] = [];
   engine.reload = () => (calls.push(`reload, stored: ${storage.getItem("gateway_circuit_v1")}`), 0);
-  engine.observe = (_now, _sent, _answered, method, url, status) => (calls.push(`observe ${method} ${url} ${status}`), false);
+  engine.observe = (_now, _sent, _answered, status, method, url) => (calls.push(`observe ${method} ${url} ${status}`), false);
   start();
   await gc.ready;
   assert.deepEqual(calls, ["reload, stored: null", "observe GET http://app.test/api/a 502"], "withdrawn, then judged by Go");

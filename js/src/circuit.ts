@@ -262,7 +262,7 @@ export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAt
   function learnLater(req: GateView, p: Promise<Response>, sentAt: number, timedOut: () => boolean, answeredAt = () => 0) {
     const learn = (st: number, ra: string, finalUrl: string) => {
       const at = answeredAt() || now();
-      const observe = (e: Engine) => e.observe(at, sentAt, at, req.method, req.url, st, ra, finalUrl);
+      const observe = (e: Engine) => e.observe(at, sentAt, at, st, req.method, req.url, ra, finalUrl);
       if (engine) sync(call(observe) ?? false);
       else if (status === "loading") {
         early.push(observe);

@@ -1,32 +1,15 @@
 // The boundary: loads the wasm and gives the rest of the shim typed calls
 // into Go. Every name, value and layout that crosses is generated from
-// internal/abi (abi.gen.ts): frames are written, and `out` is read, by its
-// writers and readers only. Strings cross as UTF-8 frames in a buffer in Go's
+// internal/abi (abi.gen.ts), the typed calls too (bindCalls: how each
+// export's arguments are framed and its result read); this file gives them
+// Go's memory, and adds what is JS's. Strings cross as UTF-8 frames in a buffer in Go's
 // memory, which Go grows on demand (never cut). Nothing per request goes
 // through syscall/js; Go reaches sessionStorage through gostorage.ts.
 //
 // Go's memory can grow during any call: every view over it is taken after
 // the call that could grow it (mem() re-creates views over a detached buffer).
 
-import {
-  type Code,
-  type Exports,
-  Flag,
-  IMPORT_MODULE,
-  type Idem,
-  type Kind,
-  Limit,
-  readBeginOut,
-  readFinishOut,
-  readIdemBeginOut,
-  readKey,
-  Status,
-  writeAction,
-  writeAnswer,
-  writeMutation,
-  writeObserve,
-  writeRequest,
-} from "./abi.gen.js";
+import { bindCalls, type Exports, IMPORT_MODULE, Limit, Status } from "./abi.gen.js";
 import { type GoRuntime, newGo, runGo } from "./goruntime.js";
 import { goStorage } from "./gostorage.js";
 import { sessionStorageOf } from "./storage.js";
@@ -37,15 +20,8 @@ export type Answer = NonNullable<ReturnType<Engine["begin"]>>;
 /** What to do with a network answer (gc_finish): its flags, and out (FinishOut). */
 export type Outcome = ReturnType<Engine["finish"]>;
 
-export interface Submission {
-  /** An Idem decision (> 0) or a Code (< 0). */
-  code: Idem | Code;
-  /** The Action frame to hand back to idemFinish (the Key frame without its header). */
-  action: string;
-  /** The Idempotency-Key header to set; empty when the caller's own is sent as it is. */
-  header: string;
-  message: string;
-}
+/** A keyed mutation registered (gc_idem_begin): an Idem decision and the Key frame, or a Code and its message. */
+export type Submission = ReturnType<Engine["idemBegin"]>;
 
 /** The calls into Go (separate from loading, so the tests can fake it). */
 export type Engine = Omit<ReturnType<typeof bind>, "configure" | "text">;
@@ -145,10 +121,10 @@ export function bind(ex: Exports, exited: Promise<void>) {
     mem();
     return decoder.decode(new Uint8Array(ex.mem.buffer, ptr, n).slice());
   };
-  const message = () => text(ex.gc_message_len());
+  const calls = bindCalls(ex, { put, out: () => (mem(), out), text });
 
   return {
-    configure: (now: number, attributes: string) => ex.gc_configure(now, put(attributes)),
+    ...calls,
     text,
     // The two reads on the quiet path, per request: Go's statics never move,
     // so their views go stale only when a growth detaches them (a detached
@@ -163,89 +139,34 @@ export function bind(ex: Exports, exited: Promise<void>) {
       if (statuses.length === 0) mem();
       return statuses[status - Status.Opaque] === 1;
     },
-    /** A ticket for a plain GET sent (at `sent`) on the quiet path whose answer matters; 0 when none. */
-    adopt: (sent: number, url: string) => ex.gc_adopt(sent, put(writeRequest({ method: "GET", url, headers: "" }))),
     /** null: the frame is too large to pass (the request is passed through untouched). */
     begin(now: number, method: string, url: string, headers: string) {
-      let n: number;
       try {
-        n = put(writeRequest({ method, url, headers }));
+        return calls.begin(now, method, url, headers);
       } catch (e) {
         if (e instanceof FrameTooLarge) return null;
         throw e;
       }
-      const r = ex.gc_begin(now, n);
-      mem();
-      return { kind: (r & Flag.KindMask) as Kind, changed: (r & Flag.Changed) !== 0, keyed: (r & Flag.Keyed) !== 0, ...readBeginOut(out) };
     },
-    finish(now: number, ticket: number, status: number, retryAfter: string, cacheControl: string, finalUrl: string) {
-      // Most answers carry none of these: then nothing is encoded.
-      const n = retryAfter || cacheControl || finalUrl ? put(writeAnswer({ retryAfter, cacheControl, finalUrl })) : 0;
-      const r = ex.gc_finish(now, ticket, status, n);
-      mem();
-      return {
-        changed: (r & Flag.Changed) !== 0,
-        retry: (r & Flag.Retry) !== 0,
-        wantBody: (r & Flag.WantBody) !== 0,
-        serve: (r & Flag.Serve) !== 0,
-        ...readFinishOut(out),
-      };
-    },
-    /** The answer (at `answered`) of a request sent (at `sent`) before the wasm ran; true when the circuit changed. */
-    observe: (now: number, sent: number, answered: number, method: string, url: string, status: number, retryAfter: string, finalUrl: string) =>
-      (ex.gc_observe(now, sent, answered, status, put(writeObserve({ method, url, retryAfter, finalUrl }))) & Flag.Changed) !== 0,
     /** Keeps a body as the ticket's copy; returns its id (0: not kept). null: no copy was taken (Go lets the ticket go). */
     store(now: number, ticket: number, body: ArrayBuffer | null): number {
       if (!body) return ex.gc_store(now, ticket, -1, -1);
       // A short body goes to Go whole: it decides whether it is "empty".
-      const small = body.byteLength <= 64 ? body.byteLength : -1;
+      const small = body.byteLength <= Limit.ShortBody ? body.byteLength : -1;
       if (small > 0) {
         const at = ex.gc_body(small); // may grow memory: the view is taken after
         new Uint8Array(ex.mem.buffer, at, small).set(new Uint8Array(body));
       }
       return ex.gc_store(now, ticket, body.byteLength, small);
     },
-    /** Ids of stale copies to release. */
-    dropped(): number[] {
-      const ids: number[] = [];
-      for (let id = ex.gc_dropped(); id !== 0; id = ex.gc_dropped()) ids.push(id);
-      return ids;
-    },
-    idemBegin(now: number, method: string, url: string, headers: string, body: Uint8Array): Submission {
+    idemBegin(now: number, method: string, url: string, headers: string, body: Uint8Array) {
       const at = ex.gc_body(body.length); // may grow memory: the view is taken after
       if (body.length) new Uint8Array(ex.mem.buffer, at, body.length).set(body);
-      const frame = put(writeMutation({ method, url, headers }));
       const r = crypto.getRandomValues(new Int32Array(4));
-      const code = ex.gc_idem_begin(now, frame, r[0]!, r[1]!, r[2]!, r[3]!);
-      if (code < 0) return { code, action: "", header: "", message: message() };
-      mem();
-      const k = readKey(text(readIdemBeginOut(out).keyLen));
-      return { code, action: writeAction(k), header: k.header, message: "" };
+      return calls.idemBegin(now, method, url, headers, r[0]!, r[1]!, r[2]!, r[3]!);
     },
-    idemFinish(now: number, action: string, status: number): void {
-      ex.gc_idem_finish(now, put(action), status);
-    },
-    /** Every caller of ticket left; true when the request is to be cancelled. */
-    abort: (ticket: number) => ex.gc_abort(ticket) === 1,
-    /** Negative (a Code) on bad input; `message()` says why. */
-    arm: (now: number, status: number, ttlMs: number) => ex.gc_arm(now, status, ttlMs),
-    clear: () => ex.gc_clear(),
-    read: (now: number) => ex.gc_read(now),
-    /** Reads the circuit and the pauses from storage again; flags. */
-    reload: (now: number) => ex.gc_reload(now),
-    /** The 429 pauses, in their stored format (the Pauses frame; storage.ts readPauses). */
-    pauses: () => text(ex.gc_pauses()),
-    /** Reports the latest unreported in-scope success: when it was sent, and answered. */
-    succeeded: (sent: number, answered: number) => ex.gc_succeeded(sent, answered),
-    /** Logout: copies, pending keys and in-flight sharing are dropped (then read dropped()). */
-    forget: (now: number) => ex.gc_forget(now),
-    until: () => ex.gc_until(),
-    status: () => ex.gc_status(),
-    metric: (i: number) => ex.gc_metric(i),
-    message,
     memoryBytes: () => ex.mem.buffer.byteLength,
     /** Settles when the Go program stops; it should never. */
     exited,
   };
 }
-

@@ -68,7 +68,7 @@ export async function sendMutation(
       headers: { "content-type": "application/json", [MARKER_HEADER]: "idempotency" },
     });
   }
-  const key = `m ${sub.action}`;
+  const key = `m ${sub.operation} ${sub.key}`;
   if (sub.code === Idem.Join) {
     const shared = flights.get(key);
     if (shared && !shared.settled) {
@@ -82,7 +82,7 @@ export async function sendMutation(
   if (sub.header) headers.set("idempotency-key", sub.header); // (none: the caller's own is sent verbatim)
   return sendShared(core, flights, key, { ticket, sentAt: 0, input, init: initFor(input, init, { headers }), req }, (res) => {
     // No answer: the effect may have happened; the next try keeps the key.
-    core.call((e) => e.idemFinish(core.now(), sub.action, res ? statusOf(res) : 0));
+    core.call((e) => e.idemFinish(core.now(), sub.operation, sub.key, res ? statusOf(res) : 0));
     if (sub.code !== Idem.Join) release();
   });
 }

@@ -61,7 +61,7 @@ export class FakeEngine implements Engine {
     this.answered.push({ status, retryAfter, cacheControl });
     return { changed: false, retry: false, wantBody: false, serve: false, waitMs: 0, copyId: 0, copyAgeMs: 0, copyStoredAtMs: 0, ...this.script.finish?.(ticket, status, finalUrl) };
   }
-  observe(_now: number, sent: number, answered: number, method: string, url: string, status: number) {
+  observe(_now: number, sent: number, answered: number, status: number, method: string, url: string) {
     this.calls.push(`observe ${method} ${url} ${status} ${sent}-${answered}`);
     this.observed.push({ now: answered, status });
     return false;
@@ -74,10 +74,11 @@ export class FakeEngine implements Engine {
   }
   idemBegin(): Submission {
     this.calls.push("idemBegin");
-    return { code: 1, action: "POST /x\nk1", header: '"k1"', message: "", ...this.script.idemBegin?.() };
+    return { code: 1, operation: "POST /x", key: "k1", header: '"k1"', message: "", ...this.script.idemBegin?.() };
   }
-  idemFinish(_now: number, action: string, status: number) {
-    this.calls.push(`idemFinish ${action.replace("\n", " ")} ${status}`);
+  idemFinish(_now: number, operation: string, key: string, status: number) {
+    this.calls.push(`idemFinish ${operation} ${key} ${status}`);
+    return 0;
   }
   abort(ticket: number) {
     this.calls.push(`abort ${ticket}`);
