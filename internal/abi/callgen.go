@@ -148,7 +148,7 @@ func callBody(c Call, e Export, layouts map[string]Layout) (body, params []strin
 		}
 		read, slots, _ := outProps(c.Out, layouts, false)
 		body = append(body, "const r = "+call+";",
-			"if (r < 0) return { "+strings.Join(append([]string{code, "message: io.text(ex."+messageExport+"())"}, zero...), ", ")+" };")
+			"if (r < 0) return { "+strings.Join(append([]string{code, "message: io.text(ex." + messageExport + "())"}, zero...), ", ")+" };")
 		body = append(body, read...)
 		return append(body, "return { "+strings.Join(append([]string{code, `message: ""`}, slots...), ", ")+" };"), params, nil
 	}
