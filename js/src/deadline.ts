@@ -14,6 +14,9 @@ import { HANG_NOTICE_MS } from "./policy.gen.js";
 import { abortReason, initFor } from "./request.js";
 import type { GatewayRequestInit } from "./types.js";
 
+/** The timer's clock, read at every request: the page's global is looked up once. */
+const clock = performance;
+
 /** setTimeout's longest delay; a longer deadline is this. */
 const MAX_DELAY_MS = 2 ** 31 - 1;
 
@@ -124,7 +127,7 @@ export class Deadlines {
   /** A deadline of `ms` for a request sent at `sentAt`, following `signal`; null when ms is 0 (none). */
   start(sentAt: number, ms: number, signal?: AbortSignal): Deadline | null {
     if (ms <= 0) return null;
-    const d = new Deadline(this, sentAt, ms, signal, performance.now() + ms);
+    const d = new Deadline(this, sentAt, ms, signal, clock.now() + ms);
     this.pending.add(d);
     if (d.expires < this.timerAt) this.schedule(d.expires);
     else if (this.pending.size === 1) hold(this.timer, true);
@@ -158,14 +161,14 @@ export class Deadlines {
   private schedule(at: number): void {
     clearTimeout(this.timer);
     this.timerAt = at;
-    this.timer = setTimeout(this.fire, Math.min(Math.max(0, at - performance.now()), MAX_DELAY_MS));
+    this.timer = setTimeout(this.fire, Math.min(Math.max(0, at - clock.now()), MAX_DELAY_MS));
   }
 
   /** The timer: every deadline due expires, the earliest first (a late timer finds several due); the timer is set for the next. */
   private readonly fire = () => {
     this.timer = undefined;
     this.timerAt = Infinity;
-    const now = performance.now();
+    const now = clock.now();
     let next = Infinity;
     const due: Deadline[] = [];
     for (const d of this.pending) {

@@ -106,7 +106,7 @@ export interface Joinable {
   add(signal: AbortSignal | undefined): Promise<Response>;
 }
 
-/** Flights by key: "g<id>" for Go's flights, "q <url>" on the quiet path, "m <op>\n<key>" for mutations. */
+/** Flights by key: "g<id>" for Go's flights, the URL itself on the quiet path, "m <op>\n<key>" for mutations. */
 export class FlightTable {
   private readonly byKey = new Map<string, Joinable>();
 

@@ -116,7 +116,7 @@ export function createGoPath(
 
   /** The quiet path: coalesced by URL (a plain GET has no other property), sent without a ticket. */
   function quietFetch(req: Described, input: RequestInfo | URL, init: RequestInit | undefined, coalesce: boolean) {
-    const key = `q ${req.url}`;
+    const key = req.url; // (no other kind of key is an absolute URL)
     const shared = coalesce ? flights.get(key) : undefined;
     if (shared && !shared.settled) {
       core.counts.coalesced++;
@@ -137,29 +137,32 @@ export function createGoPath(
   function lead(key: string, plan: Plan): Promise<Response> {
     const entry = new Lead();
     flights.set(key, entry);
-    const end = () => {
-      entry.settled = true;
-      flights.close(key, entry);
-    };
-    const handOver = (sent: Promise<Response>) => {
-      const flight = entry.flight();
-      const p = flight.add(undefined);
-      void send(core, flight, plan, sent).then(end);
-      return p;
-    };
     core.counts.network++;
     plan.sentAt = now();
     const deadline = (plan.deadline = core.deadlines.start(plan.sentAt, core.timeoutOf(plan.init)));
     return nativeFetch(plan.input, deadline ? initWithin(plan.input, plan.init, deadline.signal) : plan.init).then(
       (res) => {
-        if (!quietAnswer(core, statusOf(res), plan.sentAt)) return handOver(Promise.resolve(res));
-        deadline?.end(true, now());
-        end();
+        const answered = now();
+        deadline?.end(true, answered);
+        if (!quietAnswer(core, statusOf(res), plan.sentAt, answered)) return handOver(key, entry, plan, Promise.resolve(res));
+        entry.settled = true;
+        flights.close(key, entry);
         entry.joiners?.resolve(res.clone());
         return res;
       },
-      (err: unknown) => handOver(Promise.reject(err)),
+      (err: unknown) => handOver(key, entry, plan, Promise.reject(err)),
     );
+  }
+
+  /** The lead's answer matters: it goes on through send(), the lead's caller among the joiners. */
+  function handOver(key: string, entry: Lead, plan: Plan, sent: Promise<Response>): Promise<Response> {
+    const flight = entry.flight();
+    const p = flight.add(undefined);
+    void send(core, flight, plan, sent).then(() => {
+      entry.settled = true;
+      flights.close(key, entry);
+    });
+    return p;
   }
 
   /** Half-open: wait for the probe to end (at most waitMs, Go's probe timeout), then decide again. */

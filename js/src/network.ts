@@ -51,7 +51,8 @@ export interface Plan {
 
 /** How Go sees an answer: its status, or Status.Opaque when the page cannot see it. */
 export function statusOf(res: Response): number {
-  return res.type === "opaque" || res.type === "opaqueredirect" ? Status.Opaque : res.status;
+  const st = res.status; // an opaque answer's is 0, and one read is cheaper than the type's string
+  return st === 0 && (res.type === "opaque" || res.type === "opaqueredirect") ? Status.Opaque : st;
 }
 
 /**
@@ -62,10 +63,9 @@ export function statusOf(res: Response): number {
  * success in flight together with the failure says a rate limiter, not an
  * outage); an opaque answer is none.
  */
-export function quietAnswer(core: Core, st: number, sent: number): boolean {
+export function quietAnswer(core: Core, st: number, sent: number, answered: number): boolean {
   if (!core.uneventful(st)) return false;
   if (st === Status.Opaque) return true;
-  const answered = core.now();
   if (core.idle()) {
     core.lastSuccess = answered;
     core.lastSuccessSent = sent;
@@ -115,7 +115,7 @@ export function send(core: Core, flight: Flight, plan: Plan, sent?: Promise<Resp
   const report = (res: Response | null, timedOut = false): Outcome | null => {
     const st = res ? statusOf(res) : timedOut ? TIMEOUT_STATUS : Status.NoAnswer;
     if (!plan.ticket) {
-      if (quietAnswer(core, st, plan.sentAt)) return null;
+      if (quietAnswer(core, st, plan.sentAt, core.now())) return null;
       if (core.lastSuccess) succeeded(core, core.lastSuccessSent, core.lastSuccess);
       plan.ticket = core.call((e) => e.adopt(plan.sentAt, req.url)) ?? 0;
       if (!plan.ticket) return null;
