@@ -29,6 +29,9 @@ if (tag && !g[Symbol.for("gatewaycircuit.facade")] && tag.early.api.status === "
   const engineUrl = new URL(GATEWAY_CIRCUIT_ENGINE, tag.src).href;
   const eager = data.load === "eager";
   const storage = sessionStorageOf(globalThis);
+  // Read once: the clock runs on every request, and each read of a page's global is a call into the browser.
+  const clock = performance;
+  const timeOrigin = clock.timeOrigin;
   const facade = createCircuit(
     options,
     {
@@ -36,9 +39,9 @@ if (tag && !g[Symbol.for("gatewaycircuit.facade")] && tag.early.api.status === "
       storage,
       baseUrl: () => document.baseURI,
       // A monotonic clock: a wall clock set back by an hour must not hold the circuit for an hour.
-      now: () => Math.floor(performance.timeOrigin + performance.now()),
+      now: () => Math.floor(timeOrigin + clock.now()),
       changed: () => tellFrames(window),
-      loadedAt: Math.floor(performance.timeOrigin),
+      loadedAt: Math.floor(timeOrigin),
       start: (attributes) => {
         if (!wasmUrl) return Promise.reject(new Error("no wasm configured"));
         return (eager ? Promise.resolve() : afterLoad()).then(() => {
