@@ -3,7 +3,9 @@
 // for a few µs): each round loads bench/web/calls.html fresh and times
 // native fetch, gatewayCircuit.fetch and cockatiel interleaved call by call
 // (window.closedPath); the figure is the median over rounds of each round's
-// ratio to native fetch.
+// ratio to native fetch. Each round also loads bench/web/overhead.html,
+// where fetch answers from memory: what it times is each wrapper's own work
+// per call in µs (a few µs hide in a network call's noise here).
 //
 //   make build build/bench/manifest.json build/bench/cockatiel.js
 //   node bench/closed.mjs                       # dist/ alone
@@ -28,12 +30,14 @@ const median = (xs) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
-/** Writes build/bench/<name>.html: calls.html loading the build whose files are at `prefix` (/ or /bench/). */
+/** Writes build/bench/<name>.html and <name>-overhead.html: the pages loading the build whose files are at `prefix` (/ or /bench/). */
 function page(name, manifest, prefix) {
-  const html = readFileSync(`${root}bench/web/calls.html`, "utf8")
-    .replaceAll("/__MODULE_JS__", prefix + manifest["gateway-circuit.js"])
-    .replaceAll("/__MODULE_WASM__", prefix + manifest["gateway-circuit.wasm"]);
-  writeFileSync(`${root}build/bench/${name}.html`, html);
+  for (const [from, to] of [["calls", name], ["overhead", `${name}-overhead`]]) {
+    const html = readFileSync(`${root}bench/web/${from}.html`, "utf8")
+      .replaceAll("/__MODULE_JS__", prefix + manifest["gateway-circuit.js"])
+      .replaceAll("/__MODULE_WASM__", prefix + manifest["gateway-circuit.wasm"]);
+    writeFileSync(`${root}build/bench/${to}.html`, html);
+  }
 }
 
 const builds = { new: "closed-new" };
@@ -49,7 +53,7 @@ for (const dir of BASE ? BASE.split(",") : []) {
 
 const gw = await startGateway();
 const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium", args: CHROMIUM_ARGS });
-const ratios = Object.fromEntries(Object.keys(builds).map((b) => [b, { module: [], cockatiel: [] }]));
+const ratios = Object.fromEntries(Object.keys(builds).map((b) => [b, { module: [], cockatiel: [], moduleUs: [], cockatielUs: [] }]));
 try {
   const p = await (await browser.newContext()).newPage();
   p.on("pageerror", (e) => console.error("pageerror:", e.message));
@@ -63,7 +67,15 @@ try {
       const r = await p.evaluate((n) => window.closedPath(n), CALLS);
       ratios[b].module.push(r.module / r.native);
       ratios[b].cockatiel.push(r.cockatiel / r.native);
-      console.error(`round ${i + 1} ${b}: native ${(r.native * 1000).toFixed(0)} µs, module ${(r.module / r.native).toFixed(3)}, cockatiel ${(r.cockatiel / r.native).toFixed(3)}`);
+      await p.goto(`${gw.url}/bench/${builds[b]}-overhead.html`);
+      await p.evaluate(() => gatewayCircuit.ready);
+      await p.evaluate(() => window.overhead(5)); // warm-up
+      const o = await p.evaluate(() => window.overhead(30));
+      ratios[b].moduleUs.push(o.module);
+      ratios[b].cockatielUs.push(o.cockatiel);
+      console.error(
+        `round ${i + 1} ${b}: native ${(r.native * 1000).toFixed(0)} µs, module ${(r.module / r.native).toFixed(3)}, cockatiel ${(r.cockatiel / r.native).toFixed(3)}; own work ${o.module.toFixed(2)} / ${o.cockatiel.toFixed(2)} µs`,
+      );
     }
   }
 } finally {
@@ -78,3 +90,7 @@ for (const [b, r] of Object.entries(ratios)) {
   const diff = median(r.module.map((m, i) => m - r.cockatiel[i]));
   console.log(`| ${b} | ${median(r.module).toFixed(3)} | ${median(r.cockatiel).toFixed(3)} | ${diff >= 0 ? "+" : ""}${diff.toFixed(3)} |`);
 }
+console.log("\nown work per call (fetch answering from memory, bench/web/overhead.html), median of rounds");
+console.log("| build | module µs | cockatiel µs |");
+console.log("|---|---|---|");
+for (const [b, r] of Object.entries(ratios)) console.log(`| ${b} | ${median(r.moduleUs).toFixed(2)} | ${median(r.cockatielUs).toFixed(2)} |`);
