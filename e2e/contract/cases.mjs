@@ -308,6 +308,8 @@ export function generateCases() {
     "usedRequest",
   ];
   for (const b of bad) add("bad", { url: "/in/{T}/echo", input: "string", bad: b });
+  add("bad", { url: "/in/{T}/echo", input: "string", bad: "initInherited", method: "POST" }); // (method: for mayCarryKey)
+  add("bad", { url: "/in/{T}/echo", input: "string", bad: "initGetters", method: "PUT" });
   for (const b of ["headerNewline", "headerNumber", "headerThrowingToString"])
     add("bad", { url: "/out/{T}/echo", input: "string", bad: b });
   for (const url of ["http://[::1", "ftp://127.0.0.1/x", "about:blank", "http://user:pass@127.0.0.1/in/x", "data:text/plain,hi", ""])

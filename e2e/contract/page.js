@@ -108,6 +108,9 @@
     signalNotASignal: () => [{ signal: "nope" }],
     windowNotNull: () => [{ window: {} }],
     initNumber: () => [5],
+    // Not bad: an init whose members fetch reads through its prototype (Object.create, a class's getters).
+    initInherited: () => [Object.create({ method: "POST", body: "from the prototype" })],
+    initGetters: () => [new (class { get method() { return "PUT"; } get body() { return "from a getter"; } })()],
     referrerBad: () => [{ referrer: "http://[::1" }],
     usedRequest: () => {
       const r = new Request(`${O1}/in/used`, { method: "POST", body: "x" });
@@ -149,7 +152,8 @@
     if (c.bad) {
       const [override, badInput] = BAD[c.bad]();
       if (badInput !== undefined) input = badInput;
-      init = override === undefined ? init : typeof override === "object" ? { ...init, ...override } : override;
+      const plain = typeof override === "object" && Object.getPrototypeOf(override) === Object.prototype;
+      init = override === undefined ? init : plain ? { ...init, ...override } : override;
       if (c.bad === "usedRequest") init = undefined;
     } else if (c.input === "URL") {
       input = new URL(url, location.href);
@@ -157,7 +161,7 @@
       input = new Request(url, init);
       init = undefined;
     }
-    if (init && typeof init === "object" && Object.keys(init).length === 0) init = undefined;
+    if (init && typeof init === "object" && Object.getPrototypeOf(init) === Object.prototype && Object.keys(init).length === 0) init = undefined;
     return { input, init, signal, start, afterHeaders };
   }
 
