@@ -10,8 +10,6 @@ import { type FetchJSON, createQueryFn } from "./query.js";
 import { isHttpStatus } from "./storage.js";
 import type { GatewayCircuit } from "./types.js";
 
-export { noMetrics } from "./metrics.gen.js";
-
 /** What a phase decides: the public API but for what is the same in every phase (the guards, queryFn over fetchJSON). */
 export type Decider = Omit<GatewayCircuit, "queryFn" | "isGatewayError" | "isCircuitOpenError" | "isIdempotencyError">;
 

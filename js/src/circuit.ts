@@ -16,8 +16,8 @@
 // comes before it.
 
 import { Flag, Quiet } from "./abi.gen.js";
-import { type Decider, noMetrics } from "./api.js";
-import { GO_COUNTED, JS_COUNTED } from "./metrics.gen.js";
+import type { Decider } from "./api.js";
+import { GO_COUNTED, JS_COUNTED, noMetrics } from "./metrics.gen.js";
 import { type DataAttributes, type ResolvedOptions, attributesText, type readGoOptions } from "./config.js";
 import { Deadlines, initWithin, timeoutOf, within } from "./deadline.js";
 import type { EarlyCall } from "./early.js";
@@ -26,7 +26,7 @@ import { Gate, armed } from "./gate.js";
 import type { Facade, GoPath } from "./gopath.js";
 import { statusOf } from "./network.js";
 import { createFetchJSON, createRetry, createRetryDelay } from "./query.js";
-import { type GateView, gateView, readCall } from "./request.js";
+import { type GateView, gateView, ownInit, readCall } from "./request.js";
 import { synthetic } from "./responses.js";
 import { inScope } from "./scope.js";
 import { StateMirror } from "./state.js";
@@ -193,7 +193,7 @@ export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAt
   /** gatewayCircuit.fetch: counted once here, however often it is decided again (after a wait). */
   function publicFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
     core.counts.calls++;
-    return guardedFetch(input, init);
+    return guardedFetch(input, ownInit(init));
   }
 
   /** Hands a call to the browser's fetch untouched. */

@@ -23,7 +23,8 @@
 // answers with the synthetic 503; status "fallback", one console.warn) and
 // the page keeps working.
 
-import { type Decider, createApi, noMetrics } from "./api.js";
+import { type Decider, createApi } from "./api.js";
+import { noMetrics } from "./metrics.gen.js";
 import { type DataAttributes, readCircuitTimes } from "./config.js";
 import { armed, serviceOf, storedBlocking } from "./gate.js";
 import { MAX_RETRY_DELAY_MS, createRetry } from "./query.js";

@@ -143,8 +143,8 @@ export function createGoPath(
     return nativeFetch(plan.input, deadline ? initWithin(plan.input, plan.init, deadline.signal) : plan.init).then(
       (res) => {
         const answered = now();
+        if (!quietAnswer(core, statusOf(res), plan.sentAt, answered)) return handOver(key, entry, plan, Promise.resolve(res)); // send() ends the deadline
         deadline?.end(true, answered);
-        if (!quietAnswer(core, statusOf(res), plan.sentAt, answered)) return handOver(key, entry, plan, Promise.resolve(res));
         entry.settled = true;
         flights.close(key, entry);
         entry.joiners?.resolve(res.clone());

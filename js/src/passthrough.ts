@@ -5,7 +5,8 @@
 // retry built from it means the same thing on both sides of a render.
 
 import { inertOptions } from "./config.js";
-import { type Decider, createApi, noMetrics } from "./api.js";
+import { type Decider, createApi } from "./api.js";
+import { noMetrics } from "./metrics.gen.js";
 import { createFetchJSON, createRetry, createRetryDelay } from "./query.js";
 import type { GatewayCircuit } from "./types.js";
 

@@ -123,19 +123,21 @@ export const gateView: (input: RequestInfo | URL, init: RequestInit | undefined,
 
 /** init has no member but (maybe) a signal: what fetch reads, inherited members included. */
 function onlySignal(init: RequestInit): boolean {
-  if (!plainObject(init)) return false; // a getter on its prototype is a member fetch reads: describe() reads them all
   for (const k in init) if (k !== "signal" && (init as Record<string, unknown>)[k] !== undefined) return false;
   return true;
 }
 
-/** An object literal (or one without a prototype): what a spread copies of it is all fetch reads. */
-const plainObject = (o: object) => {
-  const p: unknown = Object.getPrototypeOf(o);
-  return p === Object.prototype || p === null;
-};
+/** RequestInit's members (and the module's `timeout`), which fetch reads from an init however it holds them. */
+const INIT_MEMBERS: string[] = /* @__PURE__ */ (OPTIONS as string[]).concat(["body", "duplex", "headers", "method", "signal", "window", "timeout"]);
 
-/** RequestInit's members, which fetch reads from an init however it holds them (inherited, getters). */
-const INIT_MEMBERS = ["body", "cache", "credentials", "duplex", "headers", "integrity", "keepalive", "method", "mode", "priority", "redirect", "referrer", "referrerPolicy", "signal", "window"];
+/** `init` as an object literal, read where the call enters: fetch reads members a prototype holds (Object.create, getters); a spread, as each copy here is, does not. */
+export function ownInit<T>(init: T): T {
+  const p: unknown = typeof init === "object" && init !== null ? Object.getPrototypeOf(init) : null;
+  if (p === Object.prototype || p === null) return init;
+  const out: Record<string, unknown> = { ...(init as object) };
+  for (const k of INIT_MEMBERS) if ((init as Record<string, unknown>)[k] !== undefined) out[k] = (init as Record<string, unknown>)[k];
+  return out as T;
+}
 
 /** init's signal; throws, as fetch rejects, for one that is not an AbortSignal. */
 function signalOf(init: RequestInit | undefined): AbortSignal | undefined {
@@ -150,10 +152,7 @@ function signalOf(init: RequestInit | undefined): AbortSignal | undefined {
  * referrer policy (the Fetch standard resets them): they are carried over.
  */
 export function initFor(input: RequestInfo | URL, init: RequestInit | undefined, extra: RequestInit): RequestInit {
-  const out: Record<string, unknown> & RequestInit = { ...init };
-  // A spread copies own enumerable members only: an init built by a class or Object.create keeps the rest through Get, as fetch reads them.
-  if (init && !plainObject(init)) for (const k of INIT_MEMBERS) if ((init as Record<string, unknown>)[k] !== undefined) out[k] = (init as Record<string, unknown>)[k];
-  Object.assign(out, extra);
+  const out: RequestInit = { ...init, ...extra }; // (init is an object literal: ownInit)
   if (isRequest(input)) {
     if (out.referrer === undefined) out.referrer = input.referrer;
     if (out.referrerPolicy === undefined) out.referrerPolicy = input.referrerPolicy;
