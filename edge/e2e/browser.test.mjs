@@ -21,8 +21,16 @@ async function cacheRequests() {
   return ["hits", "misses", "coalesced", "stale", "unavailable"].reduce((n, k) => n + (c[k] ?? 0), 0);
 }
 
+// ready waits for the module to leave "loading" (every file comes through
+// workerd and the gateway; a cold, loaded machine once took over 10 s), then
+// says what the page had loaded if the module is not running.
 async function ready() {
-  await page.waitForFunction(() => document.body.dataset.module === "ready", null, { timeout: 10_000 });
+  await page.waitForFunction(() => ["ready", "fallback"].includes(document.body.dataset.module), null, { timeout: 45_000 }).catch(() => {});
+  const seen = await page.evaluate(() => ({
+    status: document.body.dataset.module,
+    files: performance.getEntriesByType("resource").map((e) => `${new URL(e.name).pathname} ${Math.round(e.duration)} ms`),
+  }));
+  assert.equal(seen.status, "ready", `the module is not running: ${JSON.stringify(seen)}`);
 }
 
 // fetchThroughModule runs gatewayCircuit.fetch in the page.
