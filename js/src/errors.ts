@@ -23,7 +23,7 @@ export class GatewayHttpError extends Error {
   readonly reason: "open" | "cooldown" | "negative" | null;
   /** When the circuit closes (epoch ms), for open-circuit errors; else null. */
   readonly until: number | null;
-  /** The wait the gateway asked for with `Retry-After` (ms), on an answer from the network; else null. */
+  /** The wait the gateway asked for with `Retry-After` (ms), on an answer from the network; else null. Read as RFC 9110 writes it (delay-seconds or an HTTP-date in GMT, as Go reads it); anything else is null. */
   readonly retryAfterMs: number | null;
   readonly url: string;
   readonly [BRAND] = true;

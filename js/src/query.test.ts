@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { isCircuitOpenError, isGatewayError } from "./brand.js";
 import { GatewayHttpError } from "./errors.js";
@@ -127,6 +128,26 @@ test("retryDelay: the server's Retry-After, the module's pause for that service,
   assert.equal(retryAfterOf(new Date(t + 3000).toUTCString(), t), 3000);
   assert.equal(retryAfterOf("soon", t), null);
   assert.equal(retryAfterOf(null, t), null);
+});
+
+// Go's vectors (internal/retryafter), read where the page is: in Seoul an
+// asctime date read as local time (Date.parse) was 9 hours off.
+test("Retry-After is read as Go's retryafter.Parse reads it, in any time zone", () => {
+  const file = JSON.parse(readFileSync("internal/retryafter/testdata/vectors.json", "utf8")) as {
+    nowMs: number;
+    cases: { value: string; wantMs: number | null }[];
+  };
+  assert.ok(file.cases.length >= 50);
+  const tz = process.env.TZ;
+  try {
+    for (const zone of ["UTC", "Asia/Seoul", "America/Los_Angeles"]) {
+      process.env.TZ = zone;
+      for (const c of file.cases) assert.equal(retryAfterOf(c.value, file.nowMs), c.wantMs, `${JSON.stringify(c.value)} in ${zone}`);
+    }
+  } finally {
+    if (tz === undefined) delete process.env.TZ;
+    else process.env.TZ = tz;
+  }
 });
 
 test("retry never retries a refused mutation", async () => {

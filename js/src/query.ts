@@ -36,13 +36,30 @@ export async function toGatewayError(res: Response): Promise<GatewayHttpError> {
   return new GatewayHttpError({ status: res.status, httpStatus, circuitOpen: true, until, url, reason: marker as BlockMarker });
 }
 
-/** A Retry-After header (seconds, or an HTTP date) in ms from `now`; null when absent or unreadable. */
+const MONTHS = "JanFebMarAprMayJunJulAugSepOctNovDec";
+const MON = "(?<mon>Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)";
+const TIME = "(?<time>(?:[01]\\d|2[0-3])(?::[0-5]\\d){2})"; // no leap second, as net/http
+/** The three forms of an HTTP-date (RFC 9110 §5.6.7): Sun, 06 Nov 1994 08:49:37 GMT; Sunday, 06-Nov-94 08:49:37 GMT; Sun Nov  6 08:49:37 1994. */
+const HTTP_DATES = /* @__PURE__ */ [
+  `(?:Sun|Mon|Tue|Wed|Thu|Fri|Sat), (?<d>\\d\\d) ${MON} (?<y>\\d{4}) ${TIME} GMT`,
+  `(?:Sun|Mon|Tues|Wednes|Thurs|Fri|Satur)day, (?<d>\\d\\d)-${MON}-(?<y>\\d\\d) ${TIME} GMT`,
+  `(?:Sun|Mon|Tue|Wed|Thu|Fri|Sat) ${MON} (?<d> \\d|\\d\\d) ${TIME} (?<y>\\d{4})`,
+].map((form) => new RegExp(`^${form}$`));
+
+/**
+ * A Retry-After header in ms from `now`, read as Go's retryafter.Parse reads
+ * it (both run internal/retryafter/testdata/vectors.json): delay-seconds or
+ * an HTTP-date, never local time; null when absent or malformed.
+ */
 export function retryAfterOf(header: string | null, now: number): number | null {
-  const v = header?.trim() ?? "";
-  if (v === "") return null;
-  if (/^\d+$/.test(v)) return Number(v) * 1000;
-  const at = Date.parse(v);
-  return Number.isNaN(at) ? null : Math.max(0, at - now);
+  const v = (header ?? "").replace(/^[ \t]+|[ \t]+$/g, "");
+  if (/^\d+$/.test(v)) return Math.min(Number(v) * 1000, Number.MAX_SAFE_INTEGER);
+  const g = HTTP_DATES.map((form) => form.exec(v)?.groups).find(Boolean) as Record<"d" | "mon" | "y" | "time", string> | undefined;
+  if (!g) return null;
+  const date = new Date(0); // not Date.UTC, which reads the years 0-99 as 19xx; yy is 19yy from 69, as net/http reads it
+  date.setUTCFullYear(Number(g.y) + (g.y.length > 2 ? 0 : Number(g.y) >= 69 ? 1900 : 2000), MONTHS.indexOf(g.mon) / 3, Number(g.d));
+  if (date.getUTCDate() !== Number(g.d)) return null; // 31 Apr, 29 Feb 1900
+  return Math.min(Math.max(0, date.getTime() + Date.parse(`1970-01-01T${g.time}Z`) - now), Number.MAX_SAFE_INTEGER);
 }
 
 /** `T` is the caller's expectation of the JSON (unchecked, like `res.json() as T`). */
