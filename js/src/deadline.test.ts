@@ -7,9 +7,10 @@ const aborted = (s: AbortSignal) => new Promise((r) => s.addEventListener("abort
 test("deadlines share one timer, set for the earliest; each expires in its turn, a settled one never", async (t) => {
   const timers = t.mock.method(globalThis, "setTimeout");
   const deadlines = new Deadlines();
-  const later = deadlines.start(0, 60)!;
-  const settled = deadlines.start(0, 70)!;
-  const last = deadlines.start(0, 80)!;
+  // Far apart, so that a stalled main thread (a loaded machine) cannot make 10 ms expire after the others.
+  const later = deadlines.start(0, 300)!;
+  const settled = deadlines.start(0, 310)!;
+  const last = deadlines.start(0, 320)!;
   assert.equal(timers.mock.callCount(), 1, "calls that expire after those in flight set no timer");
   const first = deadlines.start(0, 10)!; // its own, shorter deadline: the timer is set again, earlier
   assert.equal(timers.mock.callCount(), 2);
