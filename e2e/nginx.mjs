@@ -20,6 +20,10 @@
 //   flaky     a healthy upstream that answers a seeded 10% (failRate) of the
 //             requests with 500
 //
+// With deadPrefix (e.g. "/api/b/"), the requests under it go to a dead
+// upstream (nginx's 502) whatever the scenario: one service down behind a
+// gateway whose other services are up.
+//
 // Everything else (the pages, the module's .js and .wasm) goes to upstreamUrl
 // when given, so a page served through nginx is same-origin with its API
 // (which is upstreamUrl too, or apiUrl when the pages come from elsewhere).
@@ -53,6 +57,7 @@ const CONTROL = "/__nginx/";
  *   limit?: {rate?: string, burst?: number}, // limit*: "10r/s", burst 5 (nodelay)
  *   retryAfterS?: number,        // limit429: Retry-After on the 429s (the README's nginx block)
  *   failRate?: number, seed?: number,        // flaky: 0.1, 1
+ *   deadPrefix?: string,         // a prefix under apiPrefix whose upstream is down (502), in every scenario
  *   nginx?: string,              // the binary, $NGINX or /usr/sbin/nginx
  * }} options
  */
@@ -73,7 +78,8 @@ export async function startNginx(options) {
     const scenario = o.scenario;
     if (!SCENARIOS.includes(scenario)) throw new Error(`nginx: unknown scenario ${scenario} (${SCENARIOS.join(", ")})`);
     const api = await apiUpstream(o, upstreams);
-    writeFileSync(join(dir, "nginx.conf"), config({ ...o, dir, port, api }));
+    const dead = o.deadPrefix ? await apiUpstream({ scenario: "dead" }, upstreams) : undefined;
+    writeFileSync(join(dir, "nginx.conf"), config({ ...o, dir, port, api, dead }));
     current = scenario;
   };
 
@@ -148,7 +154,7 @@ async function apiUpstream(o, upstreams) {
 }
 
 /** The generated nginx.conf. */
-export function config({ scenario, dir, port, api, upstreamUrl, apiPrefix = "/api/", readTimeoutS = 1, limit = {}, retryAfterS }) {
+export function config({ scenario, dir, port, api, upstreamUrl, apiPrefix = "/api/", readTimeoutS = 1, limit = {}, retryAfterS, deadPrefix, dead }) {
   const rate = limit.rate ?? "10r/s";
   const burst = limit.burst ?? 5;
   const limited = scenario === "limit503" || scenario === "limit429";
@@ -191,6 +197,7 @@ http {
       ${scenario === "hang" ? `proxy_read_timeout ${readTimeoutS}s;` : ""}
       proxy_pass ${api};
     }
+    ${deadPrefix ? `location ${deadPrefix} {\n      proxy_pass ${dead};\n    }` : ""}
     location / {
       ${upstreamUrl ? `proxy_pass ${upstreamUrl};` : `default_type text/plain;\n      return 200 "nginx harness: no upstreamUrl\\n";`}
     }

@@ -16,6 +16,12 @@
 // settled (with the module, once Go ran or could not, at most 10 s); counts() says how many are in success, error and pending;
 // overlayShown() whether the outage screen shows; tryAgain() is its button;
 // refetchOne() fetches card 0 again; mutate() posts once.
+//
+// Sections: `cards` ("/api/a/:5,/api/b/:5") puts the cards under those
+// prefixes (by default all n under /api/items/), `scope` is the tag's
+// data-scope (/api/); openSection(prefix, n) mounts n more cards under prefix
+// on the same page, as a client-side route would, and settles like settled();
+// countsOf(prefix) counts the cards under prefix.
 
 /** The bundle the page loads as window.Lib: query-core and the package's ESM entry (js/src). */
 export const BUNDLE = `export { QueryClient, QueryObserver } from "@tanstack/query-core";
@@ -37,9 +43,15 @@ const BREAKER = `
     clear: () => sessionStorage.removeItem(KEY),
   };`;
 
-/** The page for `variant` with `n` cards; `ttl` the circuit's (module: data-ttl-ms) or the breaker's TTL. */
-export function matrixPage({ variant, n = 10, ttl = 120_000 }) {
-  const tag = variant === "module" ? `<script src="/gateway-circuit.js" data-scope="/api/" data-ttl-ms="${ttl}"></script>` : "";
+/**
+ * The page for `variant` with `n` cards under /api/items/ (or the sections of
+ * `cards`, "prefix:n,prefix:n"); `ttl` the circuit's (module: data-ttl-ms) or
+ * the breaker's TTL; `scope` the module's data-scope.
+ */
+export function matrixPage({ variant, n = 10, ttl = 120_000, cards = null, scope = "/api/" }) {
+  const sections = cards ? cards.split(",").map((c) => ({ prefix: c.slice(0, c.lastIndexOf(":")), n: Number(c.slice(c.lastIndexOf(":") + 1)) })) : [{ prefix: "/api/items/", n }];
+  const attr = (v) => String(v).replace(/[&"<]/g, (c) => `&#${c.charCodeAt(0)};`);
+  const tag = variant === "module" ? `<script src="/gateway-circuit.js" data-scope="${attr(scope)}" data-ttl-ms="${ttl}"></script>` : "";
   const setups = {
     defaults: `
   const client = new Lib.QueryClient();
@@ -73,17 +85,25 @@ ${tag}
 <script>
   const TTL = ${ttl};
   ${setups[variant]}
-  const observers = Array.from({ length: ${n} }, (_, i) =>
-    new Lib.QueryObserver(client, { queryKey: ["item", i], queryFn: queryFn("/api/items/" + i) }));
-  for (const o of observers) o.subscribe(() => {});
+  const observers = [];
+  const mount = (prefix, n) => {
+    for (let i = 0; i < n; i++) {
+      const o = new Lib.QueryObserver(client, { queryKey: ["item", prefix, i], queryFn: queryFn(prefix + i) });
+      o.prefix = prefix;
+      o.subscribe(() => {});
+      observers.push(o);
+    }
+  };
+  for (const { prefix, n } of ${JSON.stringify(sections)}) mount(prefix, n);
   const screen = document.getElementById("overlay");
   setInterval(() => (screen.hidden = !outage()), 50);
-  const results = () => observers.map((o) => o.getCurrentResult());
-  window.counts = () => {
-    const r = results();
+  const results = (prefix) => observers.filter((o) => prefix === undefined || o.prefix === prefix).map((o) => o.getCurrentResult());
+  window.countsOf = (prefix) => {
+    const r = results(prefix);
     const of = (s) => r.filter((x) => x.status === s).length;
     return { success: of("success"), error: of("error"), pending: of("pending") };
   };
+  window.counts = () => window.countsOf();
   window.errors = () => results().filter((r) => r.error).map((r) => String(r.error.message));
   // With the module, "the end" is once Go ran (or could not): a 502/503/504
   // answered before waits for its judgement, and may be fetched again then.
@@ -94,6 +114,7 @@ ${tag}
   }));
   window.overlayShown = () => new Promise((r) => setTimeout(() => r(!screen.hidden), 100));
   window.tryAgain = async () => { await tryAgain(); return window.settled(); };
+  window.openSection = (prefix, n) => (mount(prefix, n), window.settled());
   window.refetchOne = () => observers[0].refetch().then(() => window.counts());
   window.mutate = () => ${variant === "module" ? "gatewayCircuit.fetch" : "fetch"}("/api/orders", { method: "POST", body: "{}" }).then((r) => r.status, () => 0);
 </script>`;
