@@ -299,7 +299,8 @@ function splitRows() {
   const rows = [
     {
       // How long the healthy section stays down, with a 2 s TTL: sampled
-      // every 250 ms for 12 s after it opened, printed, not asserted (timing).
+      // every 250 ms for 12 s after it opened (each change printed, with the
+      // circuit's state), then "try again" once; not asserted (timing).
       id: "split-recovery",
       what: "one upstream down, then the healthy section (TTL 2 s): the healthy section over 12 s",
       nginx: { scenario: "proxy", deadPrefix: "/api/b/" },
@@ -316,13 +317,19 @@ function splitRows() {
           const now = await s.page.evaluate(() => {
             const b = window.gatewayCircuit?.blocking?.();
             const { success, error, pending } = countsOf("/api/a/");
-            const circuit = b ? (b.circuit ? `open ${b.circuit.httpStatus}` : b.halfOpen ? "half-open" : "closed") : "-";
+            const circuit = b ? (b.circuit ? `open ${b.circuit.httpStatus} for ${Math.round((b.circuit.until - Date.now()) / 1000)} s` : b.halfOpen ? "half-open" : "closed") : "-";
             return `${success} ok/${error} err/${pending} pending, circuit ${circuit}`;
           });
-          if (changes.at(-1)?.now !== now) changes.push({ at: ((Date.now() - opened) / 1000).toFixed(2), now });
+          if (changes.at(-1)?.now.replace(/for \d+ s/, "") !== now.replace(/for \d+ s/, "")) changes.push({ at: `${((Date.now() - opened) / 1000).toFixed(2)} s`, now });
           await sleep(250);
         }
-        s.out.note = changes.map((c) => `${c.at} s: ${c.now}`).join("; ");
+        const sent = (await s.nginx.entries()).filter((e) => e.uri.startsWith("/api/") && e.ms >= opened);
+        changes.push({ at: "requests", now: sent.map((e) => `+${((e.ms - opened) / 1000).toFixed(1)} s ${e.status} ${e.uri}`).join(", ") || "none" });
+        // Then the outage screen's "try again" once: its one probe.
+        const before = await s.requests();
+        const after = await s.page.evaluate(() => tryAgain().then(() => countsOf("/api/a/")));
+        changes.push({ at: "then", now: `"try again": ${(await s.requests()) - before} req, ${after.success} ok/${after.error} err` });
+        s.out.note = changes.map((c) => `${c.at}: ${c.now}`).join("; ");
         s.out.failed = (await s.settled()).error;
         s.out.healthy = (await s.page.evaluate(() => countsOf("/api/a/"))).error;
       },
