@@ -324,7 +324,7 @@ function splitRows() {
           await sleep(250);
         }
         const sent = (await s.nginx.entries()).filter((e) => e.uri.startsWith("/api/") && e.ms >= opened);
-        changes.push({ at: "requests", now: sent.map((e) => `+${((e.ms - opened) / 1000).toFixed(1)} s ${e.status} ${e.uri}`).join(", ") || "none" });
+        changes.push({ at: "requests", now: `${sent.length}${sent.length ? ": " : ""}${sent.slice(0, 6).map((e) => `+${((e.ms - opened) / 1000).toFixed(1)} s ${e.status} ${e.uri}`).join(", ")}${sent.length > 6 ? ", …" : ""}` });
         // Then the outage screen's "try again" once: its one probe.
         const before = await s.requests();
         const after = await s.page.evaluate(() => tryAgain().then(() => countsOf("/api/a/")));
