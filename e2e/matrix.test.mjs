@@ -334,6 +334,30 @@ function splitRows() {
         s.out.healthy = (await s.page.evaluate(() => countsOf("/api/a/"))).error;
       },
     },
+    {
+      // The same, the healthy section on a page of its own (same tab): its
+      // cards are the only ones to probe with once the TTL is over.
+      id: "split-navigate-recovery",
+      what: "one upstream down, then a page of the healthy section (TTL 2 s): when its cards load",
+      nginx: { scenario: "proxy", deadPrefix: "/api/b/" },
+      query: { cards: "/api/b/:5" },
+      baseline: "defaults",
+      ttl: 2000,
+      run: async (s) => {
+        await s.load();
+        await s.settled();
+        const opened = Date.now();
+        await s.load({ cards: "/api/a/:5" });
+        let ok = 0;
+        while (ok < 5 && Date.now() - opened < 12_000) {
+          ok = (await s.page.evaluate(() => countsOf("/api/a/"))).success;
+          if (ok < 5) await sleep(100);
+        }
+        s.out.note = ok < 5 ? "not loaded in 12 s" : `all 5 loaded ${((Date.now() - opened) / 1000).toFixed(1)} s after the page opened`;
+        s.out.failed = (await s.settled()).error;
+        s.out.healthy = s.out.failed;
+      },
+    },
   ];
   for (const [tag, scope] of [["", "/api/"], [", scope /api/a/ + /api/b/", "/api/a/, /api/b/"]]) {
     const id = (name) => `${name}${scope === "/api/" ? "" : "-2scope"}`;
