@@ -291,9 +291,14 @@ const ROWS = [
  * costs the healthy one its cards, where TanStack's defaults would load them.
  * s.out.healthy: the healthy section's cards in error at the end.
  *
- * Measured, not asserted (measure: true; run with MATRIX_MEASURE=1): in each
- * the module loses the healthy service's cards for the TTL, where the
- * defaults load them.
+ * Measured, not asserted (measure: true; run with MATRIX_MEASURE=1): the
+ * dead service's 502 (or its retry's, when both load together) arms the one
+ * circuit, and the module answers the healthy service's cards with the
+ * synthetic 503 where the defaults load them — on a page of their own until
+ * the TTL is over (their own card is the probe), on the same page as long as
+ * the dead service stays down (the probe is the oldest failed query, the dead
+ * service's, and each failed probe doubles the TTL). A list of two scope
+ * entries changes nothing: only the 429 pauses are per entry.
  */
 function splitRows() {
   const rows = [
