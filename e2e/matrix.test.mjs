@@ -494,8 +494,9 @@ describe(`failure-mode matrix behind real nginx (${engine})`, () => {
     // Rows about policies decided in Go (the same in every engine) are Chromium's alone: not registered elsewhere,
     // so no engine reports a test it did not run.
     if ((row.chromiumOnly || !row.every) && engine !== "chromium") continue;
-    const measureOnly = row.measure ? { skip: process.env.MATRIX_MEASURE ? false : "a measurement: MATRIX_MEASURE=1 runs it" } : {};
-    test(`${row.measure ? "measured, not asserted: " : ""}${row.id}: ${row.what}`, measureOnly, async () => {
+    // Measurements (the module known worse; see ROWS) are registered only when asked for: MATRIX_MEASURE=1.
+    if (row.measure && !process.env.MATRIX_MEASURE) continue;
+    test(`${row.measure ? "measured, not asserted: " : ""}${row.id}: ${row.what}`, async () => {
       const base = await runRow(row, row.baseline);
       const module = await runRow(row, "module");
       const entry = { what: row.what, baseline: row.baseline, module, base, verdict: "" };
