@@ -42,6 +42,11 @@
 //   - a success that ended before the failing request was sent is history:
 //     it neither keeps the circuit closed nor withdraws a trip. An app in
 //     use whose gateway dies arms on the first failure, and F5 is blocked;
+//   - a request that failed partially stays a partial failure: its failure
+//     again (the app retrying it, by the Span's Key), within TTLMs, arms
+//     nothing. One upstream behind the gateway is down and the others
+//     answer: its queries' retries come alone, with nothing in flight
+//     together, and would otherwise arm the circuit for every upstream;
 //   - while the circuit is open, failures change nothing (the stragglers of
 //     the burst that armed it).
 //
@@ -206,19 +211,29 @@ type Breaker struct {
 	runStartMs  int64 // first failure of the current run (no success since)
 	runFailures int   // failures in the run, while within TripWindowMs of runStartMs
 	tripped     Span  // the failure that armed the circuit; zero = armed otherwise, or closed
+	// partial holds the keys of requests that failed partially, and when
+	// (at most MaxPartialKeys: the oldest goes).
+	partial map[string]int64
 }
 
-// Span is when one request was in flight, in Unix ms: from the fetch call
-// (SentMs) to its answer (AnsweredMs). A request retried after a wait is
-// sent again: its span starts at the retry.
-type Span struct{ SentMs, AnsweredMs int64 }
+// MaxPartialKeys bounds the keys the trip rule remembers as failed partially.
+const MaxPartialKeys = 64
+
+// Span is one request in flight: when, in Unix ms, from the fetch call
+// (SentMs) to its answer (AnsweredMs), and which (Key: what the app asks
+// again when it retries it, a GET's URL; "" for none). A request retried
+// after a wait is sent again: its span starts at the retry.
+type Span struct {
+	SentMs, AnsweredMs int64
+	Key                string
+}
 
 // Together reports whether s and o were in flight together: each was sent
 // before the other was answered, or both were sent within burstMs of each
 // other (one burst: Policy.TripBurstMs). Two requests one after the other,
 // further apart, are not: the first is history for the second.
 func (s Span) Together(o Span, burstMs int64) bool {
-	if s == (Span{}) || o == (Span{}) {
+	if s.SentMs == 0 && s.AnsweredMs == 0 || o.SentMs == 0 && o.AnsweredMs == 0 {
 		return false
 	}
 	d := s.SentMs - o.SentMs
@@ -313,7 +328,8 @@ func (b *Breaker) succeeded(nowMs int64, span Span, phase Phase) bool {
 		b.set(nowMs, State{}, true) // the probe came back: closed
 		return true
 	case phase == Open && span.Together(b.tripped, b.policy.TripBurstMs):
-		b.set(nowMs, State{}, true) // part of a burst that also succeeded: withdrawn
+		b.failedPartially(nowMs, b.tripped.Key) // its failure was partial after all
+		b.set(nowMs, State{}, true)             // part of a burst that also succeeded: withdrawn
 		return true
 	}
 	return false
@@ -331,13 +347,40 @@ func (b *Breaker) failed(nowMs int64, span Span, phase Phase, status int, retryA
 	if b.runFailures == 0 || !b.within(nowMs, b.runStartMs) {
 		b.runStartMs, b.runFailures = nowMs, 0
 	}
+	if at, ok := b.partial[span.Key]; ok && span.Key != "" && nowMs-at < b.policy.TTLMs && at-nowMs < b.policy.TTLMs {
+		return false // the same partial failure again: the app retrying what one upstream refuses
+	}
 	b.runFailures++
-	if b.runFailures < b.policy.TripMinFailures || span.Together(b.lastSuccess, b.policy.TripBurstMs) {
+	if span.Together(b.lastSuccess, b.policy.TripBurstMs) {
+		b.failedPartially(nowMs, span.Key)
 		return false // partial failure: the gateway is answering
+	}
+	if b.runFailures < b.policy.TripMinFailures {
+		return false
 	}
 	b.open(nowMs, status, b.ttl(status, retryAfterMs, b.policy.TTLMs), 0)
 	b.tripped = span
 	return true
+}
+
+// failedPartially remembers key as failed while the gateway answered others.
+func (b *Breaker) failedPartially(nowMs int64, key string) {
+	if key == "" {
+		return
+	}
+	if b.partial == nil {
+		b.partial = make(map[string]int64)
+	}
+	if _, ok := b.partial[key]; !ok && len(b.partial) >= MaxPartialKeys {
+		oldest := ""
+		for k, at := range b.partial {
+			if oldest == "" || at < b.partial[oldest] {
+				oldest = k
+			}
+		}
+		delete(b.partial, oldest)
+	}
+	b.partial[key] = nowMs
 }
 
 // ttl is the open period for a failure: a 503's Retry-After of at least 1 s

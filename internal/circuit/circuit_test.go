@@ -2,6 +2,7 @@ package circuit_test
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/gatewaycircuit/gatewaycircuit/internal/circuit"
@@ -21,6 +22,7 @@ type step struct {
 	advance int64  // ms
 	observe int    // status (-1: no answer, status 0)
 	took    int64  // how long the observed request was in flight: sent at now-took, answered now
+	key     string // the observed request's Key (Span.Key)
 	ra      int64  // the observed answer's Retry-After, in ms (0: none)
 	arm     int    // status, with armTTL
 	armTTL  int64  //
@@ -64,7 +66,7 @@ func run(t *testing.T, p circuit.Policy, steps []step) {
 			if s.ra != 0 {
 				ra = s.ra
 			}
-			b.Observe(now, circuit.Span{SentMs: now - s.took, AnsweredMs: now}, status, ra)
+			b.Observe(now, circuit.Span{SentMs: now - s.took, AnsweredMs: now, Key: s.key}, status, ra)
 		case s.arm != 0:
 			if _, err := b.Arm(now, s.arm, s.armTTL); err != nil {
 				t.Fatalf("step %d: Arm: %v", i, err)
@@ -191,6 +193,29 @@ func TestBreakerScripts(t *testing.T) {
 			{advance: 1, took: 140, observe: 503, wantArmed: no},   // sent before the success came back
 			{advance: 1, took: 152, observe: 503, wantArmed: no},   // sent before the success was sent: still together
 			{advance: 300, took: 10, observe: 503, wantArmed: yes}, // sent well after it: the gateway is not answering now
+		}},
+		{"one upstream down: the retries of a request that failed partially arm nothing; another failing alone still arms", scope, []step{
+			{took: 100, observe: 200, key: "a"},
+			{took: 10, observe: 502, key: "b", wantArmed: no},                // in flight with the success: partial
+			{advance: 1000, took: 10, observe: 502, key: "b", wantArmed: no}, // the app's retry, alone: the same partial failure
+			{advance: 2000, took: 10, observe: 502, key: "b", wantArmed: no},
+			{advance: 1000, took: 10, observe: 502, wantArmed: yes}, // unkeyed (a mutation): the rule as ever
+		}},
+		{"one upstream down: a failure that armed, withdrawn by a success of its burst, failed partially", scope, []step{
+			{took: 10, observe: 502, key: "b", wantArmed: yes},               // the dead upstream answers first
+			{took: 20, observe: 200, key: "a", wantArmed: no},                // a success sent with it: withdrawn
+			{advance: 1000, took: 10, observe: 502, key: "b", wantArmed: no}, // its retry, alone
+		}},
+		{"one upstream down: the partial failure is remembered for the TTL, then a failure of it alone arms", scope, []step{
+			{took: 100, observe: 200, key: "a"},
+			{took: 10, observe: 502, key: "b", wantArmed: no},
+			{advance: 119_999, took: 10, observe: 502, key: "b", wantArmed: no},
+			{advance: 1, took: 10, observe: 502, key: "b", wantArmed: yes},
+		}},
+		{"one upstream down: a request failing alone with another key arms (the whole gateway may be down now)", scope, []step{
+			{took: 100, observe: 200, key: "a"},
+			{took: 10, observe: 502, key: "b", wantArmed: no},
+			{advance: 1000, took: 10, observe: 502, key: "c", wantArmed: yes},
 		}},
 		{"one burst: a success sent with the failure keeps it closed, though it came back first (a wave of retries)", scope, []step{
 			{took: 3, observe: 200},                            // sent at t0-3
@@ -387,5 +412,27 @@ func TestPolicyValidateNamesTheField(t *testing.T) {
 		if policyerr.Field(err, circuit.ErrInvalidPolicy) != c.field {
 			t.Errorf("New(%+v) err = %v, want a policyerr.Error for %s", c.p, err, c.field)
 		}
+	}
+}
+
+// The partial keys are bounded: the 65th forgets the oldest, whose retry,
+// alone, arms again; a newer one's still arms nothing.
+func TestPartialKeysAreBounded(t *testing.T) {
+	b, err := circuit.New(scope, store.NewMemory())
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := t0
+	b.Observe(now, circuit.Span{SentMs: now - 100, AnsweredMs: now, Key: "ok"}, 200, circuit.NoRetryAfter)
+	for i := range circuit.MaxPartialKeys + 1 {
+		b.Observe(now, circuit.Span{SentMs: now - 10, AnsweredMs: now, Key: fmt.Sprint("k", i)}, 502, circuit.NoRetryAfter)
+		now++
+	}
+	now += 1000
+	if b.Observe(now, circuit.Span{SentMs: now - 10, AnsweredMs: now, Key: "k1"}, 502, circuit.NoRetryAfter) {
+		t.Fatal("the retry of a remembered partial failure armed")
+	}
+	if !b.Observe(now, circuit.Span{SentMs: now - 10, AnsweredMs: now, Key: "k0"}, 502, circuit.NoRetryAfter) {
+		t.Fatal("the retry of the forgotten (oldest) partial failure did not arm")
 	}
 }

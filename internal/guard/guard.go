@@ -643,6 +643,7 @@ func (g *Guard) observeCircuit(nowMs int64, span circuit.Span, t *ticket, status
 	if !ok {
 		delay = circuit.NoRetryAfter
 	}
+	span.Key = t.key // a GET's retry is the same request again (the trip rule's partial failures)
 	g.observeBreaker(nowMs, span, status, delay)
 }
 
