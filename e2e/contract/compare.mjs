@@ -162,7 +162,22 @@ export function caseDiffs(c, run, records, inScope) {
   diffs.push(...serverDiffs(c, records.n, records.m, notes));
   const want = expectedCircuit(run.n, inScope);
   if (run.m.circuit !== want && !(want !== null && run.m.circuit === null)) diffs.push({ field: "circuit after the call", native: want ?? "closed", module: run.m.circuit ?? "closed" });
+  // A case that has the engine collect garbage before its abort tests nothing when no collection was seen.
+  if (c.signal?.gc && !(run.n.gc && run.m.gc)) diffs.push({ field: "garbage collected before the abort", native: run.n.gc ?? "not started", module: run.m.gc ?? "not started" });
+  notes.push(...[["native", run.n], ["module", run.m]].flatMap(([side, o]) => timeline(side, o)));
   return { diffs, notes };
+}
+
+/**
+ * When a side's abort fired and what it did: an abort that fired before the
+ * body was read whole did not reach the download (not a late timer).
+ */
+function timeline(side, o) {
+  const at = o?.marks;
+  if (at?.abort === undefined) return [];
+  const steps = ["headers", "abort", "body", "end"].filter((k) => at[k] !== undefined).map((k) => `${k} ${at[k]} ms`);
+  const lost = o.body?.len !== undefined && at.body !== undefined && at.abort < at.body;
+  return [`${side}: ${steps.join(", ")}${lost ? ": the abort did not stop the download" : ""}`];
 }
 
 function short(v, max = 140) {
@@ -180,11 +195,12 @@ export function describeCase(c) {
   return `${id} ${parts.join(" ")}`;
 }
 
-/** The printed report of a failing case: its inputs, the first differing field, and the others. */
-export function formatFailure(label, diffs) {
+/** The printed report of a failing case: its inputs, the first differing field, the others, and what was noted of the run. */
+export function formatFailure(label, diffs, notes = []) {
   const [first, ...others] = diffs;
   const lines = [`✗ ${label}`, `    first difference: ${first.field}: native ${short(first.native)} | module ${short(first.module)}`];
   if (first.detail) lines.push(`      native requests: ${first.detail.native.join("; ") || "none"}`, `      module requests: ${first.detail.module.join("; ") || "none"}`);
   if (others.length) lines.push(`    also: ${others.map((d) => `${d.field} (native ${short(d.native, 60)} | module ${short(d.module, 60)})`).join("; ")}`);
+  for (const n of new Set(notes)) lines.push(`    noted: ${n}`);
   return lines.join("\n");
 }

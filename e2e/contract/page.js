@@ -27,6 +27,32 @@
     return b;
   }
 
+  // Sets a flag when the object registered with it is collected.
+  const finalized = new FinalizationRegistry((flag) => (flag.seen = true));
+  const GC_LIMIT_MS = 8000;
+
+  /**
+   * Allocates garbage until the engine has collected an object made for the
+   * purpose, at most GC_LIMIT_MS: true once it has. The ground truth is the
+   * engine's own: a FinalizationRegistry's callback for one object, or a
+   * cleared WeakRef to another (WebKit has cleared one before calling the
+   * callback). Two objects: Firefox does not collect an object a WeakRef
+   * points to while the page only allocates (none in 8 s, 5 times of 5).
+   */
+  async function collectGarbage() {
+    const flag = { seen: false };
+    finalized.register({ probe: 1 }, flag);
+    const ref = new WeakRef({ probe: 2 });
+    const t0 = performance.now();
+    while (performance.now() - t0 < GC_LIMIT_MS) {
+      new ArrayBuffer(8 << 20);
+      new ArrayBuffer(8 << 20);
+      await sleep(0);
+      if (flag.seen || ref.deref() === undefined) return true;
+    }
+    return false;
+  }
+
   async function sha(buf) {
     const d = new Uint8Array(await crypto.subtle.digest("SHA-256", buf));
     return Array.from(d.slice(0, 10), (x) => x.toString(16).padStart(2, "0")).join("");
@@ -131,6 +157,8 @@
     let signal;
     let start = () => {};
     let afterHeaders = () => {};
+    // When the call started, its headers came, its abort fired and it ended (ms, for the report); gc: see collectGarbage.
+    const marks = { t0: 0, gc: undefined };
     if (c.signal) {
       const s = c.signal;
       if (s.kind === "pre") {
@@ -142,7 +170,16 @@
       } else {
         const ac = new AbortController();
         signal = ac.signal;
-        start = () => setTimeout(() => ac.abort(makeReason(s.reason)), s.ms);
+        const abort = () => {
+          marks.abort = Math.round(performance.now() - marks.t0);
+          ac.abort(makeReason(s.reason));
+        };
+        start = () => setTimeout(abort, s.ms);
+        // gc: the timer starts once the engine has been seen collecting garbage, so that a collection comes between the call and its abort.
+        if (s.gc) {
+          const timer = start;
+          start = () => void collectGarbage().then((seen) => ((marks.gc = seen), timer()));
+        }
         // "inBody": the timer starts when the answer's headers are in.
         if (s.kind === "inBody") [start, afterHeaders] = [() => {}, start];
       }
@@ -162,7 +199,7 @@
       init = undefined;
     }
     if (init && typeof init === "object" && Object.getPrototypeOf(init) === Object.prototype && Object.keys(init).length === 0) init = undefined;
-    return { input, init, signal, start, afterHeaders };
+    return { input, init, signal, start, afterHeaders, marks, drop: c.drop === true };
   }
 
   function errInfo(e, signal) {
@@ -179,26 +216,50 @@
     return call(fetchFn, build(c, tok));
   }
 
-  /** Calls fetchFn with a built call; a synchronous throw is observed as such. */
-  async function call(fetchFn, { input, init, signal, start, afterHeaders }) {
+  /**
+   * The arguments of the calls under way. WebKit's own fetch reaches a
+   * Request's signal through weak references only: once nothing holds the
+   * Request and the garbage collector has taken it, an abort of that signal
+   * no longer stops the download, which runs to its end (WebKitGTK 2.50;
+   * Chromium and Firefox abort it). The runner holds each call's input and
+   * init until the call is over, so that whether a collection ran does not
+   * decide what native fetch does; a case with `drop` lets go of them at once.
+   */
+  const held = new Set();
+
+  /**
+   * Calls fetchFn with a built call; a synchronous throw is observed as such.
+   * Not an async function: its frame would hold input and init until the call is over.
+   */
+  function call(fetchFn, { input, init, signal, start, afterHeaders, marks = { t0: 0 }, drop = false }) {
     let p;
+    marks.t0 = performance.now();
     try {
       p = init === undefined ? fetchFn(input) : fetchFn(input, init);
     } catch (e) {
-      return { threw: true, ...errInfo(e, signal) };
+      return Promise.resolve({ threw: true, ...errInfo(e, signal) });
     }
     start();
-    return settle(p, signal, afterHeaders);
+    const settled = settle(p, signal, afterHeaders, marks);
+    if (drop) return settled;
+    const args = [input, init];
+    held.add(args);
+    return settled.finally(() => held.delete(args));
   }
 
-  async function settle(p, signal, afterHeaders = () => {}) {
-    const r = await settleCall(p, signal, afterHeaders);
+  async function settle(p, signal, afterHeaders = () => {}, marks = null) {
+    const r = await settleCall(p, signal, afterHeaders, marks);
     // Had the abort come by the time the call was over (body read or failed)?
     if (signal) r.abortSeen = signal.aborted;
+    if (marks) {
+      const { t0, gc, ...at } = marks;
+      r.marks = { ...at, end: Math.round(performance.now() - t0) };
+      if (gc !== undefined) r.gc = gc;
+    }
     return r;
   }
 
-  async function settleCall(p, signal, afterHeaders) {
+  async function settleCall(p, signal, afterHeaders, marks) {
     const r = { threw: false, isPromise: p instanceof Promise };
     let res;
     try {
@@ -206,6 +267,7 @@
     } catch (e) {
       return { ...r, outcome: "reject", ...errInfo(e, signal) };
     }
+    if (marks) marks.headers = Math.round(performance.now() - marks.t0);
     afterHeaders();
     Object.assign(r, {
       outcome: "resolve",
@@ -218,6 +280,7 @@
     });
     try {
       const buf = await res.arrayBuffer();
+      if (marks) marks.body = Math.round(performance.now() - marks.t0);
       r.body = { len: buf.byteLength, sha: await sha(buf) };
     } catch (e) {
       r.body = { error: errInfo(e, signal) };
