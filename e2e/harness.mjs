@@ -102,9 +102,10 @@ export async function watchedPage(context) {
   return { page, problems };
 }
 
-/** A fresh tab (its own context) on the demo page, once the module is ready. */
-export async function openDemo(env, query = "queries=0") {
+/** A fresh tab (its own context) on the demo page, once the module is ready; `init` runs first on every load. */
+export async function openDemo(env, query = "queries=0", init = undefined) {
   const context = await env.browser.newContext();
+  if (init) await context.addInitScript(init);
   const page = await context.newPage();
   await page.goto(`${env.gw.url}/?${query}`);
   await page.waitForFunction(() => document.body.dataset.module === "ready", null, { timeout: 10_000 });

@@ -19,7 +19,37 @@ beforeEach(async () => {
   await ordersAdmin("/__admin/orders/delay", { delayMs: 0 });
 });
 
-const open = (query) => openDemo(env, query);
+/**
+ * In the page, before its own scripts: window.__e2eLayout records each move
+ * of the demo's buttons once the page can be clicked (from DOMContentLoaded,
+ * in document coordinates: a scroll is no move), with the DOM change that
+ * moved it, and where each click landed. A driver's click aims at where the
+ * button was; one that moved in between is a click on something else.
+ */
+function watchLayout() {
+  const seen = { moves: [], clicks: [] };
+  Object.defineProperty(window, "__e2eLayout", { value: seen });
+  const at = () => Math.round(performance.now());
+  const name = (n) => (n.id ? `#${n.id}` : n.nodeName.toLowerCase());
+  const where = (b) => {
+    const r = b.getBoundingClientRect();
+    return `${Math.round(r.left + scrollX)},${Math.round(r.top + scrollY)} ${Math.round(r.width)}x${Math.round(r.height)}`;
+  };
+  addEventListener("DOMContentLoaded", () => {
+    const last = new Map(["refetch", "outside", "save"].map((id) => document.getElementById(id)).map((b) => [b, where(b)]));
+    new MutationObserver((changes) => {
+      for (const [b, was] of last) {
+        const now = where(b);
+        if (now === was) continue;
+        seen.moves.push(`${at()} ms: #${b.id} moved from ${was} to ${now} when ${name(changes[0].target)} changed`);
+        last.set(b, now);
+      }
+    }).observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
+  });
+  addEventListener("click", (e) => seen.clicks.push(`${at()} ms: a click on ${name(e.target)} at ${e.clientX},${e.clientY}`), true);
+}
+
+const open = (query) => openDemo(env, query, watchLayout);
 
 /** Until n idempotency keys are claimed at the gateway: the requests reached it. */
 async function reached(n, timeout = 10_000) {
@@ -28,12 +58,34 @@ async function reached(n, timeout = 10_000) {
   }
 }
 
+/** The page's first n saves' outcomes, once it has them; else an error that says what the page and the gateway saw. */
 const saves = (page, n) =>
   page
     .waitForFunction((n) => JSON.parse(document.body.dataset.saves ?? "[]").length >= n, n, { timeout: 15_000 })
+    .catch(async (e) => {
+      const page_ = await page
+        .evaluate(() => ({ saves: document.body.dataset.saves ?? "[]", module: document.body.dataset.module, ...window.__e2eLayout, metrics: gatewayCircuit.metrics() }))
+        .catch((err) => `unreadable: ${err.message}`);
+      const gateway = { ...(await env.gw.orders()), requests: await env.gw.count("/api/orders") };
+      throw new Error(`${n} save(s) not recorded; the page saw ${JSON.stringify(page_)}, the gateway ${JSON.stringify(gateway)} (${e.message})`);
+    })
     .then(() => page.evaluate(() => JSON.parse(document.body.dataset.saves)));
 
 describe(`exactly-once mutations in ${engine}`, () => {
+  // The cases click as soon as the module is ready: a button that moves then
+  // (a line filled in above it) takes a driver's click, or a person's, elsewhere.
+  test("the demo's buttons stay where they are once the page can be clicked", async () => {
+    const { page, context } = await open();
+    await page.waitForFunction(() => document.getElementById("metrics").textContent !== "" && document.getElementById("storm").dataset.samples >= 1);
+    await page.click("#save");
+    await saves(page, 1);
+    const { moves, clicks } = await page.evaluate(() => window.__e2eLayout);
+    assert.deepEqual(moves, []);
+    assert.equal(clicks.length, 1);
+    assert.match(clicks[0], /a click on #save /);
+    await context.close();
+  });
+
   test("a double click (two clicks 30 ms apart) makes one row", async () => {
     await ordersAdmin("/__admin/orders/delay", { delayMs: 300 });
     const { page, context } = await open();
