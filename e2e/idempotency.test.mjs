@@ -64,10 +64,16 @@ const saves = (page, n) =>
     .waitForFunction((n) => JSON.parse(document.body.dataset.saves ?? "[]").length >= n, n, { timeout: 15_000 })
     .catch(async (e) => {
       const page_ = await page
-        .evaluate(() => ({ saves: document.body.dataset.saves ?? "[]", module: document.body.dataset.module, ...window.__e2eLayout, metrics: gatewayCircuit.metrics() }))
+        .evaluate(() => ({
+          saves: document.body.dataset.saves ?? "[]",
+          module: document.body.dataset.module,
+          ...window.__e2eLayout,
+          metrics: gatewayCircuit.metrics(),
+          diagnostics: gatewayCircuit.diagnostics(),
+        }))
         .catch((err) => `unreadable: ${err.message}`);
-      const gateway = { ...(await env.gw.orders()), requests: await env.gw.count("/api/orders") };
-      throw new Error(`${n} save(s) not recorded; the page saw ${JSON.stringify(page_)}, the gateway ${JSON.stringify(gateway)} (${e.message})`);
+      const gateway = await env.gw.orders().catch((err) => `unreadable: ${err.message}`);
+      throw new Error(`${n} save(s) not recorded; the page saw ${JSON.stringify(page_)}, the gateway's orders and keys ${JSON.stringify(gateway)} (${e.message})`);
     })
     .then(() => page.evaluate(() => JSON.parse(document.body.dataset.saves)));
 
