@@ -12,8 +12,8 @@ import { StateMirror } from "./state.js";
 import { connectQueryClient, isOutageError } from "./tanstack.js";
 import { GatewayHttpError } from "./errors.js";
 
-/** A circuit that arms for `ttl` ms on a 502 and answers locally while armed; `up` says how the gateway answers. */
-function standInCircuit(ttl = 60_000) {
+/** A circuit that arms for `ttl` ms on a 502 and answers locally while armed; `up` says how the gateway answers (`healthy`: the URLs it answers when not up). */
+function standInCircuit(ttl = 60_000, healthy = (_url: string) => false) {
   let state: { until: number; httpStatus: number } | null = null;
   let halfOpen = false;
   const mirror = new StateMirror(Date.now, () => {});
@@ -33,11 +33,11 @@ function standInCircuit(ttl = 60_000) {
       halfOpen = true;
       publish();
     },
-    async fetch(): Promise<Response> {
+    async fetch(url: string): Promise<Response> {
       if (state) return synthetic("open", state.until, state.httpStatus, Date.now());
       g.requests++;
       await new Promise((r) => setTimeout(r, 2));
-      if (g.up) {
+      if (g.up || healthy(url)) {
         halfOpen = false;
         publish();
         return Response.json({ ok: true });
@@ -110,6 +110,24 @@ test("tryAgain while the gateway is still down sends one probe; once it is back,
   await new Promise((r) => setTimeout(r, 5));
   assert.equal(seen.at(-1), null, "the overlay is told the outage is over");
   connection.disconnect();
+  stop();
+});
+
+test("one upstream down: the probe is the query that failed last, so a healthy one opened after the dead one gets it", async () => {
+  const { circuit, g } = standInCircuit(60_000, (url) => url !== "/api/0"); // /api/0's upstream is down
+  const { client, observers, stop } = await page(circuit, 1); // its query fails alone: the circuit arms
+  const healthy = new QueryObserver(client, { queryKey: ["q", 1], queryFn: createQueryFn(createFetchJSON(circuit.fetch as typeof fetch))("/api/1") });
+  const stopHealthy = healthy.subscribe(() => {});
+  await settled([healthy]); // opened while armed: the circuit's answer
+  const connection = connectQueryClient(client, circuit);
+  assert.deepEqual(statuses([...observers, healthy]), ["error", "error"]);
+  circuit.expire(); // half-open: the probe is the healthy query, which failed after the dead one
+  for (let i = 0; i < 200 && healthy.getCurrentResult().status !== "success"; i++) await new Promise((r) => setTimeout(r, 2));
+  assert.equal(healthy.getCurrentResult().status, "success", "the healthy query was the probe");
+  await settled([...observers, healthy]);
+  assert.equal(g.requests, 3, "the first load, the probe, and the dead query once more after it succeeded");
+  connection.disconnect();
+  stopHealthy();
   stop();
 });
 

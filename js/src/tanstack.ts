@@ -14,7 +14,7 @@ import type { Blocking, GatewayCircuit, ResolvedOptions } from "./types.js";
 
 /** What this needs of a TanStack Query (`@tanstack/query-core`'s Query). */
 export interface QueryLike {
-  readonly state: { readonly status: string; readonly fetchStatus: string; readonly error: unknown };
+  readonly state: { readonly status: string; readonly fetchStatus: string; readonly error: unknown; readonly errorUpdatedAt?: number };
   isActive(): boolean;
 }
 
@@ -82,11 +82,16 @@ export function connectQueryClient(
   let blocked = blocks(circuit.blocking());
   let recovering: Promise<void> | null = null;
 
-  /** The failed queries again: one (the probe), and the rest once it succeeded. */
+  /**
+   * The failed queries again: one (the probe), and the rest once it succeeded. The probe is the one that failed last:
+   * with one upstream down, its queries failed first, and a healthy section opened after them is asked.
+   */
   function recover(): Promise<void> {
     if (recovering) return recovering;
-    const [first, ...rest] = cache.findAll().filter(failed);
+    const all = cache.findAll().filter(failed);
+    const first = all.reduce<QueryLike | undefined>((a, q) => (a && (a.state.errorUpdatedAt ?? 0) >= (q.state.errorUpdatedAt ?? 0) ? a : q), undefined);
     if (!first) return Promise.resolve();
+    const rest = all.filter((q) => q !== first);
     recovering = (async () => {
       try {
         await client.refetchQueries({ predicate: (q) => q === first });
