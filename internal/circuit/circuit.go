@@ -68,6 +68,7 @@ import (
 	"errors"
 	"strconv"
 
+	"github.com/gatewaycircuit/gatewaycircuit/internal/lru"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/store"
 )
 
@@ -213,7 +214,7 @@ type Breaker struct {
 	tripped     Span  // the failure that armed the circuit; zero = armed otherwise, or closed
 	// partial holds the keys of requests that failed partially, and when
 	// (at most MaxPartialKeys: the oldest goes).
-	partial map[string]int64
+	partial *lru.List[int64]
 }
 
 // MaxPartialKeys bounds the keys the trip rule remembers as failed partially.
@@ -246,7 +247,7 @@ func New(p Policy, s store.Store) (*Breaker, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	return &Breaker{policy: p, store: s}, nil
+	return &Breaker{policy: p, store: s, partial: lru.New[int64]()}, nil
 }
 
 // Policy returns the defaulted policy in force.
@@ -347,7 +348,7 @@ func (b *Breaker) failed(nowMs int64, span Span, phase Phase, status int, retryA
 	if b.runFailures == 0 || !b.within(nowMs, b.runStartMs) {
 		b.runStartMs, b.runFailures = nowMs, 0
 	}
-	if at, ok := b.partial[span.Key]; ok && span.Key != "" && nowMs-at < b.policy.TTLMs && at-nowMs < b.policy.TTLMs {
+	if at, ok := b.partial.Peek(span.Key); ok && span.Key != "" && nowMs-at < b.policy.TTLMs && at-nowMs < b.policy.TTLMs {
 		return false // the same partial failure again: the app retrying what one upstream refuses
 	}
 	b.runFailures++
@@ -368,19 +369,11 @@ func (b *Breaker) failedPartially(nowMs int64, key string) {
 	if key == "" {
 		return
 	}
-	if b.partial == nil {
-		b.partial = make(map[string]int64)
+	b.partial.Put(key, nowMs)
+	if b.partial.Len() > MaxPartialKeys {
+		oldest, _, _ := b.partial.Oldest()
+		b.partial.Remove(oldest)
 	}
-	if _, ok := b.partial[key]; !ok && len(b.partial) >= MaxPartialKeys {
-		oldest := ""
-		for k, at := range b.partial {
-			if oldest == "" || at < b.partial[oldest] {
-				oldest = k
-			}
-		}
-		delete(b.partial, oldest)
-	}
-	b.partial[key] = nowMs
 }
 
 // ttl is the open period for a failure: a 503's Retry-After of at least 1 s
