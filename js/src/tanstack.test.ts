@@ -115,10 +115,13 @@ test("tryAgain while the gateway is still down sends one probe; once it is back,
 
 test("one upstream down: the probe is the query that failed last, so a healthy one opened after the dead one gets it", async () => {
   const { circuit, g } = standInCircuit(60_000, (url) => url !== "/api/0"); // /api/0's upstream is down
+  const now = Date.now;
+  Date.now = () => 1_000; // both fail in the same millisecond (CI saw it): the tie goes to the later query too
   const { client, observers, stop } = await page(circuit, 1); // its query fails alone: the circuit arms
   const healthy = new QueryObserver(client, { queryKey: ["q", 1], queryFn: createQueryFn(createFetchJSON(circuit.fetch as typeof fetch))("/api/1") });
   const stopHealthy = healthy.subscribe(() => {});
   await settled([healthy]); // opened while armed: the circuit's answer
+  Date.now = now;
   const connection = connectQueryClient(client, circuit);
   assert.deepEqual(statuses([...observers, healthy]), ["error", "error"]);
   circuit.expire(); // half-open: the probe is the healthy query, which failed after the dead one

@@ -89,7 +89,7 @@ export function connectQueryClient(
   function recover(): Promise<void> {
     if (recovering) return recovering;
     const all = cache.findAll().filter(failed);
-    const first = all.reduce<QueryLike | undefined>((a, q) => (a && (a.state.errorUpdatedAt ?? 0) >= (q.state.errorUpdatedAt ?? 0) ? a : q), undefined);
+    const first = all.reduce<QueryLike | undefined>((a, q) => (a && (a.state.errorUpdatedAt ?? 0) > (q.state.errorUpdatedAt ?? 0) ? a : q), undefined); // a tie: the later in the cache
     if (!first) return Promise.resolve();
     const rest = all.filter((q) => q !== first);
     recovering = (async () => {
