@@ -58,7 +58,7 @@ async function facade(
 }
 
 const until = async (f: () => boolean) => {
-  for (let i = 0; i < 200 && !f(); i++) await new Promise((r) => setTimeout(r, 1));
+  for (let i = 0; i < 3000 && !f(); i++) await new Promise((r) => setTimeout(r, 1));
   assert.ok(f(), "timed out");
 };
 

@@ -64,7 +64,7 @@ async function page(circuit: ReturnType<typeof standInCircuit>["circuit"], n: nu
 }
 
 const settled = async (observers: QueryObserver[]) => {
-  for (let i = 0; i < 500 && observers.some((o) => o.getCurrentResult().fetchStatus !== "idle"); i++) await new Promise((r) => setTimeout(r, 2));
+  for (let i = 0; i < 2500 && observers.some((o) => o.getCurrentResult().fetchStatus !== "idle"); i++) await new Promise((r) => setTimeout(r, 2));
 };
 const statuses = (observers: QueryObserver[]) => observers.map((o) => o.getCurrentResult().status);
 
@@ -83,7 +83,7 @@ test("an outage: the first 502 arms, nothing is retried; when the circuit turns 
 
   g.up = true;
   circuit.expire();
-  for (let i = 0; i < 200 && statuses(observers).some((s) => s !== "success"); i++) await new Promise((r) => setTimeout(r, 2));
+  for (let i = 0; i < 2500 && statuses(observers).some((s) => s !== "success"); i++) await new Promise((r) => setTimeout(r, 2));
   assert.deepEqual(statuses(observers), Array(5).fill("success"), "every failed query fetched again by itself");
   assert.equal(g.requests, 6 + 5);
   assert.equal(connection.outage(), null);
@@ -125,7 +125,7 @@ test("one upstream down: the probe is the query that failed last, so a healthy o
   const connection = connectQueryClient(client, circuit);
   assert.deepEqual(statuses([...observers, healthy]), ["error", "error"]);
   circuit.expire(); // half-open: the probe is the healthy query, which failed after the dead one
-  for (let i = 0; i < 200 && healthy.getCurrentResult().status !== "success"; i++) await new Promise((r) => setTimeout(r, 2));
+  for (let i = 0; i < 2500 && healthy.getCurrentResult().status !== "success"; i++) await new Promise((r) => setTimeout(r, 2));
   assert.equal(healthy.getCurrentResult().status, "success", "the healthy query was the probe");
   await settled([...observers, healthy]);
   assert.equal(g.requests, 3, "the first load, the probe, and the dead query once more after it succeeded");

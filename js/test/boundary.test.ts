@@ -71,7 +71,7 @@ const marker = (res: Response) => res.headers.get(MARKER_HEADER);
 
 /** Waits for a condition the shim reaches on its own (a kept copy), polling its state. */
 async function eventually(f: () => boolean) {
-  for (let i = 0; i < 1000 && !f(); i++) await new Promise((r) => setTimeout(r, 1));
+  for (let i = 0; i < 5000 && !f(); i++) await new Promise((r) => setTimeout(r, 1));
   assert.ok(f(), "never happened");
 }
 
