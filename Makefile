@@ -113,7 +113,7 @@ test-js: node_modules/.stamp build/wasm_exec.js
 # network (js/test/boundary.test.ts): every decision kind and flag.
 test-boundary: dist/gateway-circuit.wasm build/wasm_exec.js node_modules/.stamp
 	$(ESBUILD) js/test/boundary.test.ts --bundle --platform=node --format=esm --target=node20 --log-level=warning --outfile=build/boundary/boundary.test.mjs
-	node --test --test-force-exit build/boundary/
+	node --expose-gc --test --test-force-exit build/boundary/
 
 # All of e2e/: the fault, Next.js and nginx tests once, then the rest once
 # per engine (e2e/engines.mk).

@@ -7,6 +7,9 @@
 // by then) to the end. The bar: the module's backing store and JS heap grow
 // at most native fetch's growth + 10 MiB.
 //
+// MEMORY_SIGNAL=shared: every POST with one long-lived signal (one per
+// component, as apps keep them), in both pages.
+//
 // Prints a table, writes build/bench/memory.json, exits 1 when over the bar.
 //
 //   MEMORY_POSTS=30000 node bench/memory.mjs
@@ -23,11 +26,12 @@ const gw = await startGateway();
 const browser = await launchForMemory();
 let failed = false;
 try {
-  const native = await measure(browser, gw, { via: "native", n: N, warm: WARM });
-  const module = await measure(browser, gw, { via: "module", n: N, warm: WARM });
+  const sharedSignal = process.env.MEMORY_SIGNAL === "shared";
+  const native = await measure(browser, gw, { via: "native", n: N, warm: WARM, sharedSignal });
+  const module = await measure(browser, gw, { via: "module", n: N, warm: WARM, sharedSignal });
   const over = (k) => module.growth[k] - native.growth[k];
   failed = over("backing") > SLACK_BYTES || over("heap") > SLACK_BYTES || module.status !== "ready" || module.problems.length > 0;
-  console.log(`memory per mutation — ${new Date().toISOString()} — ${browser.version()} — ${N} POSTs, ${CONCURRENCY} at a time, after 2 forced GCs`);
+  console.log(`memory per mutation — ${new Date().toISOString()} — ${browser.version()} — ${N} POSTs, ${CONCURRENCY} at a time${sharedSignal ? ", one shared signal" : ""}, after 2 forced GCs`);
   console.log(table(module, native));
   for (const p of [...module.problems, ...native.problems]) console.log(`problem: ${p}`);
   mkdirSync(`${root}build/bench`, { recursive: true });

@@ -24,7 +24,7 @@ export const CONCURRENCY = 6;
  * browser against gw, and samples memory every n/samples POSTs after forced
  * GCs. Returns {via, posts, warmAt, samples: [{posts, heap, backing, wasm, goRefs}], growth}.
  */
-export async function measure(browser, gw, { via, n, warm, samples = 10 }) {
+export async function measure(browser, gw, { via, n, warm, samples = 10, sharedSignal = false }) {
   const context = await browser.newContext();
   try {
     await context.addInitScript(spyOnGo); // to count the JS values Go holds
@@ -49,8 +49,10 @@ export async function measure(browser, gw, { via, n, warm, samples = 10 }) {
     };
     const post = (from, to) =>
       page.evaluate(
-        async ([via, from, to, concurrency]) => {
+        async ([via, from, to, concurrency, shared]) => {
           const f = via === "module" ? gatewayCircuit.fetch : fetch;
+          // sharedSignal: every call with one long-lived signal (one per component, as apps keep them).
+          const signal = shared ? (window.__signal ??= new AbortController().signal) : undefined;
           let next = from;
           const worker = async () => {
             while (next < to) {
@@ -59,6 +61,7 @@ export async function measure(browser, gw, { via, n, warm, samples = 10 }) {
                 method: "POST",
                 headers: { "content-type": "application/json" },
                 body: JSON.stringify({ order: i, note: "a new action each time" }),
+                signal,
               });
               await res.arrayBuffer();
               if (!res.ok) throw new Error(`POST ${i}: ${res.status}`);
@@ -66,7 +69,7 @@ export async function measure(browser, gw, { via, n, warm, samples = 10 }) {
           };
           await Promise.all(Array.from({ length: concurrency }, worker));
         },
-        [via, from, to, CONCURRENCY],
+        [via, from, to, CONCURRENCY, sharedSignal],
       );
 
     const points = [await read(0)];

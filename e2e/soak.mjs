@@ -13,7 +13,9 @@
 //      JS values Go holds (a leaked js.Func or js.Value would grow them),
 //      under absolute caps (below); the growth after warm-up is reported;
 //   5. mutations keep nothing: SOAK_MUTATIONS (default 2,000) in-scope POSTs,
-//      each a new action with its idempotency key, in a page of their own
+//      each a new action with its idempotency key, all with one long-lived
+//      signal (one per component, as apps keep them: the module listened to
+//      it for good, ~1.5 KB per call), in a page of their own
 //      (e2e/memory.mjs); after 200 (the ledger is full by then) the backing
 //      store and the JS heap, read after forced GCs, grow less than 1 KB per
 //      POST. (make bench-memory runs 30,000 against native fetch.)
@@ -104,7 +106,7 @@ try {
   const growth = (k) => r.after[k] - warm[k];
   // The mutations, in a page of their own: the request soak's page has
   // mutations in it too, but its memory is about the request mix.
-  const mutations = await measure(browser, gw, { via: "module", n: MUTATIONS, warm: MUTATIONS_WARM, samples: 4 });
+  const mutations = await measure(browser, gw, { via: "module", n: MUTATIONS, warm: MUTATIONS_WARM, samples: 4, sharedSignal: true });
   problems.push(...mutations.problems);
 
   const result = {

@@ -47,7 +47,8 @@ export class Deadline {
     /** When it expires, on the timer's clock (performance.now). */
     readonly expires: number,
   ) {
-    this.signal = follow ? either(follow, this.ctl.signal) : this.ctl.signal;
+    this.signal = this.ctl.signal;
+    if (follow) follows(this.ctl, follow);
   }
 
   /** The deadline passed unanswered (the owner's timer). */
@@ -73,18 +74,12 @@ export class Deadline {
 }
 
 /**
- * A signal that aborts when `a` or `b` does, with its reason. It follows `a`
- * for as long as the response's body streams (an abort then stops the
- * download), as the flights' callers do (flights.ts). Not AbortSignal.any:
- * WebKitGTK 2.50's does not follow an AbortSignal.timeout.
+ * `ctl` aborts when `s` does, with its reason, while the body streams too (as
+ * flights.ts's callers). Not AbortSignal.any: WebKitGTK 2.50's does not follow an AbortSignal.timeout.
  */
-function either(a: AbortSignal, b: AbortSignal): AbortSignal {
-  const ctl = new AbortController();
-  for (const s of [a, b]) {
-    if (s.aborted) ctl.abort(abortReason(s));
-    else s.addEventListener("abort", () => ctl.abort(abortReason(s)), { once: true });
-  }
-  return ctl.signal;
+function follows(ctl: AbortController, s: AbortSignal): void {
+  if (s.aborted) ctl.abort(abortReason(s));
+  else s.addEventListener("abort", () => ctl.abort(abortReason(s)), { once: true });
 }
 
 /**

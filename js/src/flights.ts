@@ -14,6 +14,34 @@ import { abortReason } from "./request.js";
 
 export const noop = () => {};
 
+const unheld = typeof FinalizationRegistry === "function" ? new FinalizationRegistry<() => void>((gone) => gone()) : null;
+const WATCHED = Symbol("gatewaycircuit.watched");
+const mark = (o: object) => Object.defineProperty(o, WATCHED, { value: true });
+const bodyOf = /* @__PURE__ */ (() => Object.getOwnPropertyDescriptor(Response.prototype, "body")?.get)();
+
+/**
+ * Calls `release` once the answer `r`, and its body if the caller took it (a
+ * reader holds it without the Response), are collected: engines keep both
+ * while the body loads. Each is marked: an engine may drop a script object it
+ * did not see changed, and make another. The body is not taken here (WebKit
+ * would then reject an abort with a TypeError). Made apart from where answers
+ * are handed out: a closure there would hold them.
+ */
+function watch(r: Response, release: () => void): void {
+  let live = 1;
+  const gone = () => void (--live === 0 && release());
+  unheld?.register(mark(r), gone);
+  const get = function (this: Response) {
+    const b = bodyOf!.call(this) as ReadableStream | null;
+    if (b && !(WATCHED in b)) {
+      live++;
+      unheld?.register(mark(b), gone);
+    }
+    return b;
+  };
+  if (unheld && bodyOf) Object.defineProperty(r, "body", { configurable: true, get });
+}
+
 interface Member {
   resolve(r: Response): void;
   reject(e: unknown): void;
@@ -67,10 +95,16 @@ export class Flight {
     const all = [...this.members];
     this.members.clear();
     all.forEach((m, i) => {
-      // A caller with a signal keeps listening: its abort stops the body, as
-      // with fetch, once every holder of the answer aborted.
-      if (m.watching) this.holders++;
-      m.resolve(i === all.length - 1 ? res : res.clone());
+      const r = i === all.length - 1 ? res : res.clone();
+      // A caller with a signal listens while it holds the answer: its abort
+      // stops the body, as with fetch, once every holder aborted. Not for
+      // good: a long-lived signal would gather a listener per call.
+      if (m.watching) {
+        this.holders++;
+        watch(r, releaser(this, m));
+      }
+      m.resolve(r);
+      m.resolve = m.reject = noop; // what listens must not hold the answer, or its body is never collected
     });
   }
 
@@ -96,9 +130,20 @@ export class Flight {
       return;
     }
     // After the answer: the body is still streaming to this caller.
-    if (--this.holders === 0) this.cancel(signal.reason);
+    if (this.release(m) === 0) this.cancel(signal.reason);
+  }
+
+  /** m stops listening (it aborted, or its answer was collected); the holders left, or -1. */
+  release(m: Member): number {
+    if (!m.watching) return -1;
+    m.watching = false;
+    m.stop();
+    return --this.holders;
   }
 }
+
+/** Made here: a closure where the answer is handed out would hold it, and its body would never be collected. */
+const releaser = (f: Flight, m: Member) => () => void f.release(m);
 
 /** What a later caller joins: a Flight, or the quiet path's lead (gopath.ts). */
 export interface Joinable {

@@ -8,6 +8,7 @@
 // make test-boundary builds the wasm and runs it.
 
 import assert from "node:assert/strict";
+import { getEventListeners } from "node:events";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import "../src/engine-file.js";
@@ -36,8 +37,16 @@ class FakeNetwork {
     new Promise<Response>((resolve, reject) => {
       const req = new Request(typeof input === "string" ? new URL(input, base).href : input instanceof URL ? input.href : input, init);
       if (req.signal.aborted) return reject(req.signal.reason);
-      req.signal.addEventListener("abort", () => reject(req.signal.reason));
-      this.sent.push({ url: req.url, method: req.method, headers: req.headers, answer: resolve });
+      // Once answered, as fetch: it stops listening and keeps nothing of the answer.
+      let settle: { resolve: (res: Response) => void; reject: (e: unknown) => void } | null = { resolve, reject };
+      const onAbort = () => settle?.reject(req.signal.reason);
+      req.signal.addEventListener("abort", onAbort);
+      const answer = (res: Response) => {
+        req.signal.removeEventListener("abort", onAbort);
+        settle?.resolve(res);
+        settle = null;
+      };
+      this.sent.push({ url: req.url, method: req.method, headers: req.headers, answer });
       for (const w of this.waiting.splice(0)) w();
     })) as typeof fetch;
 
@@ -337,4 +346,24 @@ test("the Key frame's empty header: Go finds the caller's own key in the header 
   const bad = await gc.fetch("/api/orders", { method: "POST", headers: { "idempotency-key": '"order-9' }, body: "{}" }).catch((e: unknown) => e);
   assert.equal((bad as Error).name, "GatewayIdempotencyError", String(bad)); // Go read it, and refused it
   assert.equal(net.sent.length, 2);
+});
+
+test("a long-lived signal (one per component, as apps keep them) gathers no listener per call: once an answer is read and dropped, the module stops listening", async () => {
+  const collect = (globalThis as { gc?: () => void }).gc;
+  assert.ok(collect, "run with node --expose-gc (make test-boundary)");
+  const { gc, net } = await boot();
+  const ctl = new AbortController();
+  const calls = 40;
+  for (let i = 0; i < calls; i++) {
+    // Go decides the one with headers; the plain one takes the quiet path: both share a flight with the caller's signal.
+    const p = gc.fetch(`/api/poll?i=${i}`, i % 2 ? { ...decided, signal: ctl.signal } : { signal: ctl.signal });
+    (await net.nth(i + 1)).answer(new Response("ok"));
+    assert.equal(await (await p).text(), "ok");
+  }
+  const listening = () => getEventListeners(ctl.signal, "abort").length;
+  for (let i = 0; i < 200 && listening() > 2; i++) {
+    collect();
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  assert.ok(listening() <= 2, `${listening()} listeners left on the caller's signal after ${calls} calls answered and read`);
 });
