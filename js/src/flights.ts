@@ -22,15 +22,16 @@ const bodyOf = /* @__PURE__ */ (() => Object.getOwnPropertyDescriptor(Response.p
 /**
  * Calls `release` once the answer `r`, and its body if the caller took it (a
  * reader holds it without the Response), are collected: engines keep both
- * while the body loads. Each is marked: an engine may drop a script object it
- * did not see changed, and make another. The body is not taken here (WebKit
- * would then reject an abort with a TypeError). Made apart from where answers
- * are handed out: a closure there would hold them.
+ * while the body loads. Each is changed (r by its accessor, the body by a
+ * mark): an engine may drop a script object it did not see changed, and make
+ * another. The body is not taken here (WebKit would then reject an abort with
+ * a TypeError). Made apart from where answers are handed out: a closure there
+ * would hold them.
  */
 function watch(r: Response, release: () => void): void {
   let live = 1;
   const gone = () => void (--live === 0 && release());
-  unheld?.register(mark(r), gone);
+  unheld?.register(r, gone);
   const get = function (this: Response) {
     const b = bodyOf!.call(this) as ReadableStream | null;
     if (b && !(WATCHED in b)) {
