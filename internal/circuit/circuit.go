@@ -215,18 +215,33 @@ type Breaker struct {
 	// partial holds the keys of requests that failed partially, and when
 	// (at most MaxPartialKeys: the oldest goes).
 	partial *lru.List[int64]
+	// The scouts of an open period the trip rule armed in this page (see
+	// Scout): seen holds the keys failed in it (true) or answered open in
+	// it (false), at most MaxSeenKeys; scout is the scout in flight (0 =
+	// none), sent at scoutMs with key scoutKey; lastScout names the last one.
+	seen      *lru.List[bool]
+	scout     uint32
+	scoutMs   int64
+	scoutKey  string
+	lastScout uint32
 }
 
 // MaxPartialKeys bounds the keys the trip rule remembers as failed partially.
 const MaxPartialKeys = 64
 
+// MaxSeenKeys bounds the keys an open period remembers as failed or
+// answered open (Scout). One forgotten may be asked once more by a scout.
+const MaxSeenKeys = 64
+
 // Span is one request in flight: when, in Unix ms, from the fetch call
 // (SentMs) to its answer (AnsweredMs), and which (Key: what the app asks
-// again when it retries it, a GET's URL; "" for none). A request retried
-// after a wait is sent again: its span starts at the retry.
+// again when it retries it, a GET's URL; "" for none). Scout is the id
+// Breaker.Scout gave the request, 0 for none. A request retried after a
+// wait is sent again: its span starts at the retry.
 type Span struct {
 	SentMs, AnsweredMs int64
 	Key                string
+	Scout              uint32
 }
 
 // Together reports whether s and o were in flight together: each was sent
@@ -247,7 +262,7 @@ func New(p Policy, s store.Store) (*Breaker, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	return &Breaker{policy: p, store: s, partial: lru.New[int64]()}, nil
+	return &Breaker{policy: p, store: s, partial: lru.New[int64](), seen: lru.New[bool]()}, nil
 }
 
 // Policy returns the defaulted policy in force.
@@ -267,7 +282,8 @@ func (b *Breaker) Load(nowMs int64) State {
 	case ActionRewrite:
 		b.remember(b.store.Set(StorageKey, s.Payload()))
 	}
-	b.tripped = Span{} // a trip of the page that is gone cannot be withdrawn
+	b.tripped = Span{} // a trip of the page that is gone cannot be withdrawn, nor scouted
+	b.forgetScouts()
 	b.set(nowMs, s, false)
 	return s
 }
@@ -299,6 +315,83 @@ func (b *Breaker) Decide(nowMs int64, url string) Decision {
 	return Allow
 }
 
+// ScoutDecision is Scout's answer for a request the open circuit refuses.
+type ScoutDecision int
+
+const (
+	ScoutNone ScoutDecision = iota // answer it as open
+	ScoutSend                      // send it as the scout; its span carries the id
+	ScoutWait                      // wait for scout id's answer, then decide again
+)
+
+var scoutNames = [...]string{"none", "send", "wait"}
+
+func (d ScoutDecision) String() string {
+	if d >= 0 && int(d) < len(scoutNames) {
+		return scoutNames[d]
+	}
+	return "ScoutDecision(" + strconv.Itoa(int(d)) + ")"
+}
+
+// Scout decides, while the circuit is open, for a request with key (a
+// GET's, "" for none) at nowMs: whether it goes to the network as the
+// open period's scout (package comment, the trip rule). Only an open period
+// the trip rule armed in this page has scouts; a scout unanswered for
+// timeoutMs is replaced. Every key it answers for is seen from then on.
+func (b *Breaker) Scout(nowMs int64, key string, timeoutMs int64) (ScoutDecision, uint32) {
+	if key == "" || b.tripped == (Span{}) || b.Phase(nowMs) != Open {
+		return ScoutNone, 0
+	}
+	if nowMs < b.scoutMs { // the clock went back: the timeout counts from now
+		b.scoutMs = nowMs
+	}
+	inFlight := b.scout != 0 && nowMs-b.scoutMs < timeoutMs
+	if inFlight && key == b.scoutKey {
+		return ScoutWait, b.scout // the same request again: the scout's answer is its answer
+	}
+	if _, seen := b.seen.Peek(key); seen {
+		return ScoutNone, 0
+	}
+	b.see(key, false)
+	if inFlight {
+		return ScoutWait, b.scout // after it, the key is seen: open, unless the scout closed the circuit
+	}
+	b.lastScout++
+	if b.lastScout == 0 {
+		b.lastScout++
+	}
+	b.scout, b.scoutMs, b.scoutKey = b.lastScout, nowMs, key
+	return ScoutSend, b.scout
+}
+
+// ScoutEnded reports that scout id ended without an answer to observe (its
+// caller aborted, or the answer was opaque): another request may scout.
+func (b *Breaker) ScoutEnded(id uint32) {
+	if id != 0 && id == b.scout {
+		b.scout = 0
+	}
+}
+
+// see remembers key as seen in the open period (failed: it failed in it).
+func (b *Breaker) see(key string, failed bool) {
+	if key == "" {
+		return
+	}
+	if was, ok := b.seen.Peek(key); ok && was {
+		failed = true
+	}
+	b.seen.Put(key, failed)
+	if b.seen.Len() > MaxSeenKeys {
+		b.seen.RemoveOldest()
+	}
+}
+
+// forgetScouts ends the open period's scouting.
+func (b *Breaker) forgetScouts() {
+	b.seen.Clear()
+	b.scout, b.scoutKey = 0, ""
+}
+
 // Observe takes the answer to an in-scope request at nowMs: when it was in
 // flight (span; span.AnsweredMs is nowMs but for an answer reported late),
 // its status (0 when it got none) and the delay its Retry-After asked for
@@ -308,18 +401,22 @@ func (b *Breaker) Decide(nowMs int64, url string) Decision {
 // state changed.
 func (b *Breaker) Observe(nowMs int64, span Span, status int, retryAfterMs int64) bool {
 	phase := b.Phase(nowMs)
+	scout := span.Scout != 0 && span.Scout == b.scout
+	if scout {
+		b.scout = 0 // any answer frees the slot; a failure leaves its key seen
+	}
 	switch {
 	case b.policy.Trips(status):
 		return b.failed(nowMs, span, phase, status, retryAfterMs)
 	case validStatus(status):
-		return b.succeeded(nowMs, span, phase)
+		return b.succeeded(nowMs, span, phase, scout)
 	case phase == HalfOpen: // no answer at all while probing: still down
 		return b.failed(nowMs, span, phase, b.state.HTTPStatus, NoRetryAfter)
 	}
 	return false // no answer: a network error, an abort or CORS, not the gateway's word
 }
 
-func (b *Breaker) succeeded(nowMs int64, span Span, phase Phase) bool {
+func (b *Breaker) succeeded(nowMs int64, span Span, phase Phase, scout bool) bool {
 	if span.AnsweredMs >= b.lastSuccess.AnsweredMs {
 		b.lastSuccess = span
 	}
@@ -328,9 +425,17 @@ func (b *Breaker) succeeded(nowMs int64, span Span, phase Phase) bool {
 	case phase == HalfOpen:
 		b.set(nowMs, State{}, true) // the probe came back: closed
 		return true
-	case phase == Open && span.Together(b.tripped, b.policy.TripBurstMs):
-		b.failedPartially(nowMs, b.tripped.Key) // its failure was partial after all
-		b.set(nowMs, State{}, true)             // part of a burst that also succeeded: withdrawn
+	case phase == Open && b.tripped != (Span{}) && (scout || span.Together(b.tripped, b.policy.TripBurstMs)):
+		// Part of a burst that also succeeded, or the gateway answered the
+		// scout: withdrawn, and what failed in the open period failed
+		// partially after all.
+		b.failedPartially(nowMs, b.tripped.Key)
+		for _, key := range b.seen.Keys() {
+			if failed, _ := b.seen.Peek(key); failed {
+				b.failedPartially(nowMs, key)
+			}
+		}
+		b.set(nowMs, State{}, true)
 		return true
 	}
 	return false
@@ -339,7 +444,10 @@ func (b *Breaker) succeeded(nowMs int64, span Span, phase Phase) bool {
 func (b *Breaker) failed(nowMs int64, span Span, phase Phase, status int, retryAfterMs int64) bool {
 	switch phase {
 	case Open:
-		return false // a straggler of the burst that armed it
+		if b.tripped != (Span{}) {
+			b.see(span.Key, true) // a straggler of the burst that armed it, or a failed scout
+		}
+		return false
 	case HalfOpen:
 		strikes := min(b.state.Strikes+1, MaxStrikes)
 		b.open(nowMs, status, b.ttl(status, retryAfterMs, b.policy.probeTTL(strikes)), strikes)
@@ -361,6 +469,7 @@ func (b *Breaker) failed(nowMs int64, span Span, phase Phase, status int, retryA
 	}
 	b.open(nowMs, status, b.ttl(status, retryAfterMs, b.policy.TTLMs), 0)
 	b.tripped = span
+	b.see(span.Key, true)
 	return true
 }
 
@@ -397,6 +506,7 @@ func (b *Breaker) open(nowMs int64, status int, ttlMs int64, strikes int) {
 	s := State{Until: nowMs + ttlMs, HTTPStatus: status, Strikes: strikes}
 	s.HalfOpenUntil = s.Until + b.policy.HalfOpenMs
 	b.tripped, b.runFailures = Span{}, 0
+	b.forgetScouts() // a new open period
 	b.set(nowMs, s, true)
 }
 
