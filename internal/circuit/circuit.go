@@ -36,7 +36,8 @@
 //     failure within W with no success between (N = 1: the first, as a dead
 //     gateway answers on the first page load);
 //   - a success of a request in flight together with the failure that
-//     armed withdraws the trip (the circuit closes again): a limiter
+//     armed withdraws the trip (the circuit closes again), and every
+//     request that failed while it was open failed partially: a limiter
 //     rejects the fastest few of a page's queries before the first accepted
 //     one has come back;
 //   - a success that ended before the failing request was sent is history:
@@ -48,12 +49,27 @@
 //     answer: its queries' retries come alone, with nothing in flight
 //     together, and would otherwise arm the circuit for every upstream;
 //   - while the circuit is open, failures change nothing (the stragglers of
-//     the burst that armed it).
+//     the burst that armed it);
+//   - while an open period the rule armed in this page lasts, a GET or
+//     HEAD whose key it has not seen (failed in it, or answered open in it)
+//     is its scout (Breaker.Scout): one at a time, it goes to the network;
+//     while it is out, every other key but a failed one waits for its
+//     answer, and otherwise the seen keys are answered open. The scout's success (any answer but a trip status) withdraws
+//     the trip as the burst's does: one upstream behind the gateway is
+//     down, its queries armed the circuit, and the app then asks another
+//     upstream, which answers. A scout's failure (or no answer) changes
+//     nothing but its key, seen from then on, and the keys that waited for
+//     it are answered open: a section of new queries opened on a dead
+//     gateway costs one request, where TanStack's defaults send four per
+//     query. A circuit restored by Load (F5), armed by Arm or re-armed
+//     by a failed probe has no scouts: a reload during an outage sends
+//     nothing.
 //
 // A 503 with a Retry-After of at least 1 s arms for that long (capped at
 // MaxTTLMs) instead of the TTL, by the same rule. The rule keeps, in
 // memory, the span of the latest success, the failure run (its start and
-// length) and the span of the failure that armed.
+// length), the span of the failure that armed, and, for the open period it
+// armed, the keys seen (at most MaxSeenKeys) and the scout in flight.
 //
 // # Time
 //
@@ -218,11 +234,10 @@ type Breaker struct {
 	// The scouts of an open period the trip rule armed in this page (see
 	// Scout): seen holds the keys failed in it (true) or answered open in
 	// it (false), at most MaxSeenKeys; scout is the scout in flight (0 =
-	// none), sent at scoutMs with key scoutKey; lastScout names the last one.
+	// none), sent at scoutMs; lastScout names the last one.
 	seen      *lru.List[bool]
 	scout     uint32
 	scoutMs   int64
-	scoutKey  string
 	lastScout uint32
 }
 
@@ -345,22 +360,22 @@ func (b *Breaker) Scout(nowMs int64, key string, timeoutMs int64) (ScoutDecision
 	if nowMs < b.scoutMs { // the clock went back: the timeout counts from now
 		b.scoutMs = nowMs
 	}
-	inFlight := b.scout != 0 && nowMs-b.scoutMs < timeoutMs
-	if inFlight && key == b.scoutKey {
-		return ScoutWait, b.scout // the same request again: the scout's answer is its answer
-	}
-	if _, seen := b.seen.Peek(key); seen {
+	failed, seen := b.seen.Peek(key)
+	switch {
+	case failed:
+		return ScoutNone, 0 // it failed in this open period: its upstream is down, whatever the scout finds
+	case b.scout != 0 && nowMs-b.scoutMs < timeoutMs:
+		b.see(key, false)
+		return ScoutWait, b.scout // then it is seen: open, unless the scout closed the circuit
+	case seen:
 		return ScoutNone, 0
 	}
 	b.see(key, false)
-	if inFlight {
-		return ScoutWait, b.scout // after it, the key is seen: open, unless the scout closed the circuit
-	}
 	b.lastScout++
 	if b.lastScout == 0 {
 		b.lastScout++
 	}
-	b.scout, b.scoutMs, b.scoutKey = b.lastScout, nowMs, key
+	b.scout, b.scoutMs = b.lastScout, nowMs
 	return ScoutSend, b.scout
 }
 
@@ -389,7 +404,7 @@ func (b *Breaker) see(key string, failed bool) {
 // forgetScouts ends the open period's scouting.
 func (b *Breaker) forgetScouts() {
 	b.seen.Clear()
-	b.scout, b.scoutKey = 0, ""
+	b.scout = 0
 }
 
 // Observe takes the answer to an in-scope request at nowMs: when it was in

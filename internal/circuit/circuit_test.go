@@ -362,6 +362,8 @@ func TestScouts(t *testing.T) {
 			{scout: "c", wantScout: send, wantScoutID: 2},
 			{advance: 10, observe: -1, took: 10, key: "c", scoutID: 2, wantArmed: yes}, // no answer frees the slot
 			{scout: "d", wantScout: send, wantScoutID: 3},
+			{scout: "b", wantScout: wait, wantScoutID: 3}, // answered open before: it waits for a scout that is out
+			{scout: "a", wantScout: none},                 // failed: answered open at once
 		}},
 		{"a request without a key never scouts", []step{
 			{observe: 502, took: 10, key: "k0", wantArmed: yes},

@@ -1,7 +1,7 @@
 // Package guard composes the policies around the circuit into the one
 // decision the fetch wrapper asks for, in a fixed order (docs/policies.md):
 //
-//	scope → 429 cooldown → circuit → half-open probe → negative cache
+//	scope → 429 cooldown → circuit (or its scout) → half-open probe → negative cache
 //	      → coalescing → network → observe the answer
 //
 // with the stale fallback answering for the circuit, the negative cache and

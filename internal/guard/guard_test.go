@@ -240,6 +240,17 @@ func TestGuardScripts(t *testing.T) {
 			{advance: 1_000, begin: deadB, want: guard.Send, as: "retry"},
 			{advance: 10, finish: "retry", status: 502, wantArmed: no}, // the dead key failed partially
 		}},
+		{"the whole gateway down: a section opened after the trip costs its scout, the others are answered open after it", guard.Policy{Circuit: scope}, []step{
+			{begin: deadB, want: guard.Send, as: "b"},
+			{advance: 10, finish: "b", status: 502, wantArmed: yes},
+			{advance: 2_000, begin: healthyA + "0", want: guard.Send, as: "scout"},
+			{begin: healthyA + "1", want: guard.Wait},
+			{begin: healthyA + "2", want: guard.Wait},
+			{advance: 10, finish: "scout", status: 502, wantArmed: yes},
+			{begin: healthyA + "1", want: guard.Open}, // the waiters decide again
+			{begin: healthyA + "2", want: guard.Open},
+			{begin: healthyA + "0", want: guard.Open},
+		}},
 		{"an aborted scout frees the slot", guard.Policy{Circuit: scope}, []step{
 			{begin: deadB, want: guard.Send, as: "b"},
 			{advance: 10, finish: "b", status: 502, wantArmed: yes},
