@@ -232,10 +232,10 @@ type Breaker struct {
 	// (at most MaxPartialKeys: the oldest goes).
 	partial *lru.List[int64]
 	// The scouts of an open period the trip rule armed in this page (see
-	// Scout): seen holds the keys failed in it (true) or answered open in
-	// it (false), at most MaxSeenKeys; scout is the scout in flight (0 =
-	// none), sent at scoutMs; lastScout names the last one.
-	seen      *lru.List[bool]
+	// Scout): seen holds the keys failed in it (with when, Unix ms) or
+	// answered open in it (0), at most MaxSeenKeys; scout is the scout in
+	// flight (0 = none), sent at scoutMs; lastScout names the last one.
+	seen      *lru.List[int64]
 	scout     uint32
 	scoutMs   int64
 	lastScout uint32
@@ -277,7 +277,7 @@ func New(p Policy, s store.Store) (*Breaker, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	return &Breaker{policy: p, store: s, partial: lru.New[int64](), seen: lru.New[bool]()}, nil
+	return &Breaker{policy: p, store: s, partial: lru.New[int64](), seen: lru.New[int64]()}, nil
 }
 
 // Policy returns the defaulted policy in force.
@@ -360,17 +360,17 @@ func (b *Breaker) Scout(nowMs int64, key string, timeoutMs int64) (ScoutDecision
 	if nowMs < b.scoutMs { // the clock went back: the timeout counts from now
 		b.scoutMs = nowMs
 	}
-	failed, seen := b.seen.Peek(key)
+	failedMs, seen := b.seen.Peek(key)
 	switch {
-	case failed:
+	case failedMs != 0:
 		return ScoutNone, 0 // it failed in this open period: its upstream is down, whatever the scout finds
 	case b.scout != 0 && nowMs-b.scoutMs < timeoutMs:
-		b.see(key, false)
+		b.see(key, 0)
 		return ScoutWait, b.scout // then it is seen: open, unless the scout closed the circuit
 	case seen:
 		return ScoutNone, 0
 	}
-	b.see(key, false)
+	b.see(key, 0)
 	b.lastScout++
 	if b.lastScout == 0 {
 		b.lastScout++
@@ -387,15 +387,16 @@ func (b *Breaker) ScoutEnded(id uint32) {
 	}
 }
 
-// see remembers key as seen in the open period (failed: it failed in it).
-func (b *Breaker) see(key string, failed bool) {
+// see remembers key as seen in the open period: failed in it at failedMs,
+// or 0 for answered open (which does not forget a failure).
+func (b *Breaker) see(key string, failedMs int64) {
 	if key == "" {
 		return
 	}
-	if was, ok := b.seen.Peek(key); ok && was {
-		failed = true
+	if was, _ := b.seen.Peek(key); failedMs == 0 {
+		failedMs = was
 	}
-	b.seen.Put(key, failed)
+	b.seen.Put(key, failedMs)
 	if b.seen.Len() > MaxSeenKeys {
 		b.seen.RemoveOldest()
 	}
@@ -446,7 +447,7 @@ func (b *Breaker) succeeded(nowMs int64, span Span, phase Phase, scout bool) boo
 		// partially after all.
 		b.failedPartially(nowMs, b.tripped.Key)
 		for _, key := range b.seen.Keys() {
-			if failed, _ := b.seen.Peek(key); failed {
+			if failedMs, _ := b.seen.Peek(key); failedMs != 0 {
 				b.failedPartially(nowMs, key)
 			}
 		}
@@ -460,7 +461,7 @@ func (b *Breaker) failed(nowMs int64, span Span, phase Phase, status int, retryA
 	switch phase {
 	case Open:
 		if b.tripped != (Span{}) {
-			b.see(span.Key, true) // a straggler of the burst that armed it, or a failed scout
+			b.see(span.Key, nowMs) // a straggler of the burst that armed it, or a failed scout
 		}
 		return false
 	case HalfOpen:
@@ -484,7 +485,7 @@ func (b *Breaker) failed(nowMs int64, span Span, phase Phase, status int, retryA
 	}
 	b.open(nowMs, status, b.ttl(status, retryAfterMs, b.policy.TTLMs), 0)
 	b.tripped = span
-	b.see(span.Key, true)
+	b.see(span.Key, nowMs)
 	return true
 }
 
