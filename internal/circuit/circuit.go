@@ -54,16 +54,16 @@
 //     HEAD whose key it has not seen (failed in it, or answered open in it)
 //     is its scout (Breaker.Scout): one at a time, it goes to the network;
 //     while it is out, every other key but a failed one waits for its
-//     answer, and otherwise the seen keys are answered open. The scout's success (any answer but a trip status) withdraws
-//     the trip as the burst's does: one upstream behind the gateway is
-//     down, its queries armed the circuit, and the app then asks another
-//     upstream, which answers. A scout's failure (or no answer) changes
-//     nothing but its key, seen from then on, and the keys that waited for
-//     it are answered open: a section of new queries opened on a dead
-//     gateway costs one request, where TanStack's defaults send four per
-//     query. A circuit restored by Load (F5), armed by Arm or re-armed
-//     by a failed probe has no scouts: a reload during an outage sends
-//     nothing.
+//     answer, and otherwise the seen keys are answered open. The scout's
+//     success (any answer but a trip status) withdraws the trip as the
+//     burst's does: one upstream behind the gateway is down, its queries
+//     armed the circuit, and the app then asks another upstream, which
+//     answers. A scout's failure (or no answer) changes nothing but its
+//     key, seen from then on, and the keys that waited for it are answered
+//     open: a section of new queries opened on a dead gateway costs one
+//     request, where TanStack's defaults send four per query. A circuit
+//     restored by Load (F5), armed by Arm or re-armed by a failed probe has
+//     no scouts: a reload during an outage sends nothing.
 //
 // A 503 with a Retry-After of at least 1 s arms for that long (capped at
 // MaxTTLMs) instead of the TTL, by the same rule. The rule keeps, in
