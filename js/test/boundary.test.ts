@@ -148,8 +148,9 @@ test("Scout: while this page's trip is open, a new GET goes out, the other new o
   const scout = gc.fetch("/api/a/0", decided);
   const sentScout = await sentFor(net, 2, scout);
   const waiter = gc.fetch("/api/a/1", decided);
-  await new Promise((r) => setTimeout(r, 50));
+  assert.equal(marker(await gc.fetch("/api/b/0", decided)), "open"); // a sentinel, decided after the waiter
   assert.equal(net.sent.length, 2, "the other new GET waits for the scout");
+  assert.equal(gc.metrics().scouts, 1);
   sentScout.answer(new Response("a0"));
   assert.equal(await (await scout).text(), "a0");
   (await net.nth(3)).answer(new Response("a1"));
@@ -167,6 +168,7 @@ test("Scout: its failure changes nothing; the GET that waited for it is answered
   assert.equal((await scout).status, 502);
   assert.equal(marker(await waiter), "open");
   assert.equal(net.sent.length, 2);
+  assert.equal(gc.metrics().scouts, 1, "the waiter was not sent as a second scout");
   assert.equal(gc.read()?.until, until);
 });
 
