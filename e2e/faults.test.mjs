@@ -105,7 +105,7 @@ async function rulesHoldInMemory(frame) {
     const out = {};
     out.first = await status("/fault/api/status/502");
     out.read = gatewayCircuit.read()?.httpStatus ?? null;
-    out.blocked = await status("/fault/api/ok");
+    out.blocked = await status("/fault/api/status/502"); // asked again (a GET the open period has not seen would be its scout)
     gatewayCircuit.clear();
     out.afterClear = await status("/fault/api/ok");
     out.armManual = gatewayCircuit.arm(503, 60_000).httpStatus;
@@ -348,7 +348,7 @@ describe("fault injection in Chromium", () => {
       };
       const h502 = await gatewayCircuit.fetch("/fault/api/status/502", { method: "HEAD" });
       out.head502 = [h502.status, await h502.text(), gatewayCircuit.read()?.httpStatus];
-      const blocked = await gatewayCircuit.fetch("/fault/api/ok", { method: "HEAD" });
+      const blocked = await gatewayCircuit.fetch("/fault/api/status/502", { method: "HEAD" }); // asked again (a HEAD the open period has not seen would be its scout)
       out.blockedHead = [blocked.status, blocked.headers.get("x-gateway-circuit")];
       gatewayCircuit.clear();
       return out;

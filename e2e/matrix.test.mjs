@@ -291,17 +291,19 @@ const ROWS = [
  * costs the healthy one its cards, where TanStack's defaults would load them.
  * s.out.healthy: the healthy section's cards in error at the end.
  *
- * Both services on one page is asserted: the first load's successes make
- * the dead service's 502s a partial failure, and the trip rule remembers
- * their keys, so the app's retries of them arm nothing (as many requests and
- * failed cards as the defaults). The rest are measured, not asserted
- * (measure: true; run with MATRIX_MEASURE=1): the dead service's 502 arms the
- * one circuit, and the module answers the healthy service's cards with the
- * synthetic 503 where the defaults load them — on a page of their own until
- * the TTL is over (their own card is the probe), on the same page as long as
- * the dead service stays down (the probe is the oldest failed query, the dead
- * service's, and each failed probe doubles the TTL). A list of two scope
- * entries changes nothing: only the 429 pauses are per entry.
+ * Asserted, with the scope as one entry: both services on one page (the
+ * first load's successes make the dead service's 502s a partial failure,
+ * and the trip rule remembers their keys, so the app's retries of them arm
+ * nothing: as many requests and failed cards as the defaults), and the
+ * healthy section opened on the same page after the dead one armed the
+ * circuit (its first card is the open period's scout, the others wait for
+ * it; its success withdraws the trip and makes the dead keys partial). The
+ * rest are measured, not asserted (measure: true; run with
+ * MATRIX_MEASURE=1): a page of the healthy section of its own (a new load
+ * restores the circuit, which has no scouts: its cards are answered with
+ * the synthetic 503 until the TTL is over, then their own card is the
+ * probe), the recovery timings, and the same with two scope entries, which
+ * change nothing: only the 429 pauses are per entry.
  */
 function splitRows() {
   const rows = [
@@ -414,8 +416,8 @@ function splitRows() {
       },
     );
   }
-  // Both upstreams on one page (one scope entry): asserted since the trip rule remembers a partial failure's key.
-  return rows.map((r) => ({ ...r, measure: r.id !== "split-together" }));
+  // One scope entry: both upstreams on one page (the partial failures' keys), and the healthy section after the dead one on the same page (the scout).
+  return rows.map((r) => ({ ...r, measure: r.id !== "split-together" && r.id !== "split-then-healthy" }));
 }
 
 let pages, proxyTarget, browser;

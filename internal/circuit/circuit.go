@@ -36,7 +36,8 @@
 //     failure within W with no success between (N = 1: the first, as a dead
 //     gateway answers on the first page load);
 //   - a success of a request in flight together with the failure that
-//     armed withdraws the trip (the circuit closes again): a limiter
+//     armed withdraws the trip (the circuit closes again), and every
+//     request that failed while it was open failed partially: a limiter
 //     rejects the fastest few of a page's queries before the first accepted
 //     one has come back;
 //   - a success that ended before the failing request was sent is history:
@@ -48,12 +49,27 @@
 //     answer: its queries' retries come alone, with nothing in flight
 //     together, and would otherwise arm the circuit for every upstream;
 //   - while the circuit is open, failures change nothing (the stragglers of
-//     the burst that armed it).
+//     the burst that armed it);
+//   - while an open period the rule armed in this page lasts, a GET or
+//     HEAD whose key it has not seen (failed in it, or answered open in it)
+//     is its scout (Breaker.Scout): one at a time, it goes to the network;
+//     while it is out, every other key but a failed one waits for its
+//     answer, and otherwise the seen keys are answered open. The scout's
+//     success (any answer but a trip status) withdraws the trip as the
+//     burst's does: one upstream behind the gateway is down, its queries
+//     armed the circuit, and the app then asks another upstream, which
+//     answers. A scout's failure (or no answer) changes nothing but its
+//     key, seen from then on, and the keys that waited for it are answered
+//     open: a section of new queries opened on a dead gateway costs one
+//     request, where TanStack's defaults send four per query. A circuit
+//     restored by Load (F5), armed by Arm or re-armed by a failed probe has
+//     no scouts: a reload during an outage sends nothing.
 //
 // A 503 with a Retry-After of at least 1 s arms for that long (capped at
 // MaxTTLMs) instead of the TTL, by the same rule. The rule keeps, in
 // memory, the span of the latest success, the failure run (its start and
-// length) and the span of the failure that armed.
+// length), the span of the failure that armed, and, for the open period it
+// armed, the keys seen (at most MaxSeenKeys) and the scout in flight.
 //
 // # Time
 //
@@ -215,18 +231,32 @@ type Breaker struct {
 	// partial holds the keys of requests that failed partially, and when
 	// (at most MaxPartialKeys: the oldest goes).
 	partial *lru.List[int64]
+	// The scouts of an open period the trip rule armed in this page (see
+	// Scout): seen holds the keys failed in it (with when, Unix ms) or
+	// answered open in it (0), at most MaxSeenKeys; scout is the scout in
+	// flight (0 = none), sent at scoutMs; lastScout names the last one.
+	seen      *lru.List[int64]
+	scout     uint32
+	scoutMs   int64
+	lastScout uint32
 }
 
 // MaxPartialKeys bounds the keys the trip rule remembers as failed partially.
 const MaxPartialKeys = 64
 
+// MaxSeenKeys bounds the keys an open period remembers as failed or
+// answered open (Scout). One forgotten may be asked once more by a scout.
+const MaxSeenKeys = 64
+
 // Span is one request in flight: when, in Unix ms, from the fetch call
 // (SentMs) to its answer (AnsweredMs), and which (Key: what the app asks
-// again when it retries it, a GET's URL; "" for none). A request retried
-// after a wait is sent again: its span starts at the retry.
+// again when it retries it, a GET's URL; "" for none). Scout is the id
+// Breaker.Scout gave the request, 0 for none. A request retried after a
+// wait is sent again: its span starts at the retry.
 type Span struct {
 	SentMs, AnsweredMs int64
 	Key                string
+	Scout              uint32
 }
 
 // Together reports whether s and o were in flight together: each was sent
@@ -247,7 +277,7 @@ func New(p Policy, s store.Store) (*Breaker, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	return &Breaker{policy: p, store: s, partial: lru.New[int64]()}, nil
+	return &Breaker{policy: p, store: s, partial: lru.New[int64](), seen: lru.New[int64]()}, nil
 }
 
 // Policy returns the defaulted policy in force.
@@ -267,7 +297,8 @@ func (b *Breaker) Load(nowMs int64) State {
 	case ActionRewrite:
 		b.remember(b.store.Set(StorageKey, s.Payload()))
 	}
-	b.tripped = Span{} // a trip of the page that is gone cannot be withdrawn
+	b.tripped = Span{} // a trip of the page that is gone cannot be withdrawn, nor scouted
+	b.forgetScouts()
 	b.set(nowMs, s, false)
 	return s
 }
@@ -299,6 +330,84 @@ func (b *Breaker) Decide(nowMs int64, url string) Decision {
 	return Allow
 }
 
+// ScoutDecision is Scout's answer for a request the open circuit refuses.
+type ScoutDecision int
+
+const (
+	ScoutNone ScoutDecision = iota // answer it as open
+	ScoutSend                      // send it as the scout; its span carries the id
+	ScoutWait                      // wait for scout id's answer, then decide again
+)
+
+var scoutNames = [...]string{"none", "send", "wait"}
+
+func (d ScoutDecision) String() string {
+	if d >= 0 && int(d) < len(scoutNames) {
+		return scoutNames[d]
+	}
+	return "ScoutDecision(" + strconv.Itoa(int(d)) + ")"
+}
+
+// Scout decides, while the circuit is open, for a request with key (a
+// GET's, "" for none) at nowMs: whether it goes to the network as the
+// open period's scout (package comment, the trip rule). Only an open period
+// the trip rule armed in this page has scouts; a scout unanswered for
+// timeoutMs is replaced. Every key it answers for is seen from then on.
+func (b *Breaker) Scout(nowMs int64, key string, timeoutMs int64) (ScoutDecision, uint32) {
+	if key == "" || b.tripped == (Span{}) || b.Phase(nowMs) != Open {
+		return ScoutNone, 0
+	}
+	if nowMs < b.scoutMs { // the clock went back: the timeout counts from now
+		b.scoutMs = nowMs
+	}
+	failedMs, seen := b.seen.Peek(key)
+	switch {
+	case failedMs != 0:
+		return ScoutNone, 0 // it failed in this open period: its upstream is down, whatever the scout finds
+	case b.scout != 0 && nowMs-b.scoutMs < timeoutMs:
+		b.see(key, 0)
+		return ScoutWait, b.scout // then it is seen: open, unless the scout closed the circuit
+	case seen:
+		return ScoutNone, 0
+	}
+	b.see(key, 0)
+	b.lastScout++
+	if b.lastScout == 0 {
+		b.lastScout++
+	}
+	b.scout, b.scoutMs = b.lastScout, nowMs
+	return ScoutSend, b.scout
+}
+
+// ScoutEnded reports that scout id ended without an answer to observe (its
+// caller aborted, or the answer was opaque): another request may scout.
+func (b *Breaker) ScoutEnded(id uint32) {
+	if id != 0 && id == b.scout {
+		b.scout = 0
+	}
+}
+
+// see remembers key as seen in the open period: failed in it at failedMs,
+// or 0 for answered open (which does not forget a failure).
+func (b *Breaker) see(key string, failedMs int64) {
+	if key == "" {
+		return
+	}
+	if was, _ := b.seen.Peek(key); failedMs == 0 {
+		failedMs = was
+	}
+	b.seen.Put(key, failedMs)
+	if b.seen.Len() > MaxSeenKeys {
+		b.seen.RemoveOldest()
+	}
+}
+
+// forgetScouts ends the open period's scouting.
+func (b *Breaker) forgetScouts() {
+	b.seen.Clear()
+	b.scout = 0
+}
+
 // Observe takes the answer to an in-scope request at nowMs: when it was in
 // flight (span; span.AnsweredMs is nowMs but for an answer reported late),
 // its status (0 when it got none) and the delay its Retry-After asked for
@@ -308,18 +417,22 @@ func (b *Breaker) Decide(nowMs int64, url string) Decision {
 // state changed.
 func (b *Breaker) Observe(nowMs int64, span Span, status int, retryAfterMs int64) bool {
 	phase := b.Phase(nowMs)
+	scout := span.Scout != 0 && span.Scout == b.scout
+	if scout {
+		b.scout = 0 // any answer frees the slot; a failure leaves its key seen
+	}
 	switch {
 	case b.policy.Trips(status):
 		return b.failed(nowMs, span, phase, status, retryAfterMs)
 	case validStatus(status):
-		return b.succeeded(nowMs, span, phase)
+		return b.succeeded(nowMs, span, phase, scout)
 	case phase == HalfOpen: // no answer at all while probing: still down
 		return b.failed(nowMs, span, phase, b.state.HTTPStatus, NoRetryAfter)
 	}
 	return false // no answer: a network error, an abort or CORS, not the gateway's word
 }
 
-func (b *Breaker) succeeded(nowMs int64, span Span, phase Phase) bool {
+func (b *Breaker) succeeded(nowMs int64, span Span, phase Phase, scout bool) bool {
 	if span.AnsweredMs >= b.lastSuccess.AnsweredMs {
 		b.lastSuccess = span
 	}
@@ -328,9 +441,17 @@ func (b *Breaker) succeeded(nowMs int64, span Span, phase Phase) bool {
 	case phase == HalfOpen:
 		b.set(nowMs, State{}, true) // the probe came back: closed
 		return true
-	case phase == Open && span.Together(b.tripped, b.policy.TripBurstMs):
-		b.failedPartially(nowMs, b.tripped.Key) // its failure was partial after all
-		b.set(nowMs, State{}, true)             // part of a burst that also succeeded: withdrawn
+	case phase == Open && b.tripped != (Span{}) && (scout || span.Together(b.tripped, b.policy.TripBurstMs)):
+		// Part of a burst that also succeeded, or the gateway answered the
+		// scout: withdrawn, and what failed in the open period failed
+		// partially after all.
+		b.failedPartially(nowMs, b.tripped.Key)
+		for _, key := range b.seen.Keys() {
+			if failedMs, _ := b.seen.Peek(key); failedMs != 0 {
+				b.failedPartially(nowMs, key)
+			}
+		}
+		b.set(nowMs, State{}, true)
 		return true
 	}
 	return false
@@ -339,7 +460,10 @@ func (b *Breaker) succeeded(nowMs int64, span Span, phase Phase) bool {
 func (b *Breaker) failed(nowMs int64, span Span, phase Phase, status int, retryAfterMs int64) bool {
 	switch phase {
 	case Open:
-		return false // a straggler of the burst that armed it
+		if b.tripped != (Span{}) {
+			b.see(span.Key, nowMs) // a straggler of the burst that armed it, or a failed scout
+		}
+		return false
 	case HalfOpen:
 		strikes := min(b.state.Strikes+1, MaxStrikes)
 		b.open(nowMs, status, b.ttl(status, retryAfterMs, b.policy.probeTTL(strikes)), strikes)
@@ -361,6 +485,7 @@ func (b *Breaker) failed(nowMs int64, span Span, phase Phase, status int, retryA
 	}
 	b.open(nowMs, status, b.ttl(status, retryAfterMs, b.policy.TTLMs), 0)
 	b.tripped = span
+	b.see(span.Key, nowMs)
 	return true
 }
 
@@ -397,6 +522,7 @@ func (b *Breaker) open(nowMs int64, status int, ttlMs int64, strikes int) {
 	s := State{Until: nowMs + ttlMs, HTTPStatus: status, Strikes: strikes}
 	s.HalfOpenUntil = s.Until + b.policy.HalfOpenMs
 	b.tripped, b.runFailures = Span{}, 0
+	b.forgetScouts() // a new open period
 	b.set(nowMs, s, true)
 }
 

@@ -29,6 +29,8 @@ type step struct {
 	clear   bool   //
 	load    bool   // a page reload: a new Breaker over the same store
 	stored  string // write this raw payload into the store first ("-" deletes)
+	scoutID uint32 // the observed request's Span.Scout
+	scout   string // ask Scout for this key (timeout 30 s), checked against wantScout
 
 	decide      string // URL to decide for, checked against wantDecision
 	wantDec     circuit.Decision
@@ -37,6 +39,8 @@ type step struct {
 	wantStrikes int
 	wantUntil   int64 // offset from t0, when non-zero
 	wantRaw     *string
+	wantScout   circuit.ScoutDecision
+	wantScoutID uint32
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -66,7 +70,7 @@ func run(t *testing.T, p circuit.Policy, steps []step) {
 			if s.ra != 0 {
 				ra = s.ra
 			}
-			b.Observe(now, circuit.Span{SentMs: now - s.took, AnsweredMs: now, Key: s.key}, status, ra)
+			b.Observe(now, circuit.Span{SentMs: now - s.took, AnsweredMs: now, Key: s.key, Scout: s.scoutID}, status, ra)
 		case s.arm != 0:
 			if _, err := b.Arm(now, s.arm, s.armTTL); err != nil {
 				t.Fatalf("step %d: Arm: %v", i, err)
@@ -78,6 +82,10 @@ func run(t *testing.T, p circuit.Policy, steps []step) {
 				t.Fatal(err)
 			}
 			b.Load(now)
+		case s.scout != "":
+			if d, id := b.Scout(now, s.scout, 30_000); d != s.wantScout || id != s.wantScoutID {
+				t.Fatalf("step %d: Scout(%s) = %v %d, want %v %d", i, s.scout, d, id, s.wantScout, s.wantScoutID)
+			}
 		case s.decide != "":
 			if got := b.Decide(now, s.decide); got != s.wantDec {
 				t.Fatalf("step %d: Decide(%s) = %v, want %v", i, s.decide, got, s.wantDec)
@@ -320,6 +328,101 @@ func TestBreakerScripts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { run(t, tt.p, tt.steps) })
+	}
+}
+
+// TestScouts: while an open period the trip rule armed in this page lasts,
+// one request at a time whose key it has not seen asks the gateway.
+func TestScouts(t *testing.T) {
+	yes, no := ptr(true), ptr(false)
+	none, send, wait := circuit.ScoutNone, circuit.ScoutSend, circuit.ScoutWait
+	tests := []struct {
+		name  string
+		steps []step
+	}{
+		{"one upstream down, then a healthy one: its scout's success withdraws the trip, and the dead keys failed partially", []step{
+			{observe: 502, took: 10, key: "b0", wantArmed: yes},
+			{observe: 502, took: 10, key: "b1", wantArmed: yes}, // a straggler
+			{advance: 2000, scout: "a0", wantScout: send, wantScoutID: 1},
+			{scout: "a1", wantScout: wait, wantScoutID: 1},
+			{scout: "a0", wantScout: wait, wantScoutID: 1}, // the same request again: the scout's answer is its answer
+			{scout: "b0", wantScout: none},                 // failed in the open period
+			{advance: 20, observe: 200, took: 20, key: "a0", scoutID: 1, wantArmed: no},
+			{advance: 1000, observe: 502, took: 10, key: "b1", wantArmed: no}, // the app's retry of a dead key, alone
+			{observe: 502, took: 10, key: "b0", wantArmed: no},
+			{observe: 502, took: 10, key: "c", wantArmed: yes}, // another key failing alone still arms
+		}},
+		{"a failed scout changes nothing but its key; the waiters are answered open, the next new key scouts", []step{
+			{observe: 502, took: 10, key: "k0", wantArmed: yes},
+			{advance: 1000, scout: "a", wantScout: send, wantScoutID: 1},
+			{scout: "b", wantScout: wait, wantScoutID: 1},
+			{advance: 10, observe: 502, took: 10, key: "a", scoutID: 1, wantArmed: yes, wantUntil: 120_000},
+			{scout: "a", wantScout: none},
+			{scout: "b", wantScout: none},
+			{scout: "c", wantScout: send, wantScoutID: 2},
+			{advance: 10, observe: -1, took: 10, key: "c", scoutID: 2, wantArmed: yes}, // no answer frees the slot
+			{scout: "d", wantScout: send, wantScoutID: 3},
+			{scout: "b", wantScout: wait, wantScoutID: 3}, // answered open before: it waits for a scout that is out
+			{scout: "a", wantScout: none},                 // failed: answered open at once
+		}},
+		{"a request without a key never scouts", []step{
+			{observe: 502, took: 10, key: "k0", wantArmed: yes},
+			{scout: "", wantScout: none},
+		}},
+		{"after F5 every request is answered open: the outage's reloads send nothing", []step{
+			{observe: 502, took: 10, key: "k0", wantArmed: yes},
+			{load: true, wantArmed: yes},
+			{scout: "a", wantScout: none},
+		}},
+		{"the app's Arm has no scouts, nor does a failed probe's open period", []step{
+			{arm: 503, wantArmed: yes},
+			{scout: "a", wantScout: none},
+			{clear: true},
+			{observe: 502, took: 10, key: "k0", wantArmed: yes},
+			{advance: 120_000, observe: 502, took: 10, key: "p", wantArmed: yes}, // the half-open probe failed
+			{scout: "b", wantScout: none},
+		}},
+		{"a scout unanswered for the timeout is replaced; its late success is no scout's", []step{
+			{observe: 502, took: 10, key: "k0", wantArmed: yes},
+			{advance: 1000, scout: "a", wantScout: send, wantScoutID: 1},
+			{advance: 29_999, scout: "b", wantScout: wait, wantScoutID: 1},
+			{advance: 1, scout: "c", wantScout: send, wantScoutID: 2},
+			{observe: 200, took: 30_000, key: "a", scoutID: 1, wantArmed: yes},
+			{observe: 200, took: 5, key: "c", scoutID: 2, wantArmed: no},
+		}},
+		{"a limiter's trip withdrawn by its burst: the stragglers failed partially too", []step{
+			{observe: 503, took: 10, key: "k1", wantArmed: yes},
+			{advance: 5, observe: 503, took: 10, key: "k2", wantArmed: yes},
+			{advance: 50, observe: 200, took: 100, key: "k3", wantArmed: no},
+			{advance: 1000, observe: 503, took: 10, key: "k2", wantArmed: no}, // its retry, alone
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) { run(t, scope, tt.steps) })
+	}
+}
+
+// The keys an open period has seen are bounded: the oldest forgotten may
+// scout again.
+func TestSeenKeysAreBounded(t *testing.T) {
+	b, err := circuit.New(scope, store.NewMemory())
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := t0
+	b.Observe(now, circuit.Span{SentMs: now - 10, AnsweredMs: now, Key: "k0"}, 502, circuit.NoRetryAfter)
+	if d, _ := b.Scout(now, "scout", 30_000); d != circuit.ScoutSend {
+		t.Fatalf("first new key: %v, want send", d)
+	}
+	for i := range circuit.MaxSeenKeys {
+		b.Scout(now, fmt.Sprint("a", i), 30_000) // each waits for the scout, and is seen
+	}
+	b.Observe(now, circuit.Span{SentMs: now - 10, AnsweredMs: now, Key: "scout", Scout: 1}, 502, circuit.NoRetryAfter)
+	if d, _ := b.Scout(now, "a1", 30_000); d != circuit.ScoutNone {
+		t.Fatalf("a remembered key: %v, want none", d)
+	}
+	if d, _ := b.Scout(now, "k0", 30_000); d != circuit.ScoutSend {
+		t.Fatalf("the forgotten (oldest) key: %v, want send", d)
 	}
 }
 

@@ -39,3 +39,31 @@ func ExampleRestore() {
 	// 600000 rewrite
 	// remove
 }
+
+// One upstream behind the gateway is down and armed the circuit; the app
+// then asks another upstream. Its first request is the open period's scout;
+// the gateway answers it, so the trip is withdrawn, and the dead upstream's
+// retry, alone, arms nothing.
+func ExampleBreaker_Scout() {
+	b, _ := circuit.New(circuit.Policy{Scope: []string{"https://app.example/api/"}}, store.NewMemory())
+	now := int64(1_700_000_000_000)
+	b.Observe(now, circuit.Span{SentMs: now - 30, AnsweredMs: now, Key: "/api/b/1"}, 502, circuit.NoRetryAfter)
+
+	now += 2000
+	d, id := b.Scout(now, "/api/a/1", 30_000)
+	fmt.Println(d, id)
+	fmt.Println(b.Scout(now, "/api/a/2", 30_000)) // waits for scout 1
+	fmt.Println(b.Scout(now, "/api/b/1", 30_000)) // failed while open: answered open
+	b.Observe(now+40, circuit.Span{SentMs: now, AnsweredMs: now + 40, Key: "/api/a/1", Scout: id}, 200, circuit.NoRetryAfter)
+	fmt.Println(b.Phase(now + 40))
+
+	now += 1000
+	b.Observe(now, circuit.Span{SentMs: now - 30, AnsweredMs: now, Key: "/api/b/1"}, 502, circuit.NoRetryAfter)
+	fmt.Println(b.Phase(now))
+	// Output:
+	// send 1
+	// wait 1
+	// none 0
+	// closed
+	// closed
+}

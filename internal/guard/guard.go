@@ -1,7 +1,7 @@
 // Package guard composes the policies around the circuit into the one
 // decision the fetch wrapper asks for, in a fixed order (docs/policies.md):
 //
-//	scope → 429 cooldown → circuit → half-open probe → negative cache
+//	scope → 429 cooldown → circuit (or its scout) → half-open probe → negative cache
 //	      → coalescing → network → observe the answer
 //
 // with the stale fallback answering for the circuit, the negative cache and
@@ -85,7 +85,7 @@ type Answer struct {
 	Kind    Kind
 	Ticket  uint32     // Send: names the request in Finish and Abort
 	Flight  uint32     // Send, Join: the coalesced flight (0 = none)
-	Probe   uint32     // Send: the probe's id when this request is the half-open probe; Wait: the probe to wait for
+	Probe   uint32     // Send: the probe's id when this request is the half-open probe or a scout (ScoutBit set); Wait: the probe or scout to wait for
 	WaitMs  int64      // Wait: how long to wait for the probe at most
 	UntilMs int64      // Open, Cooling, Negative: when that state ends
 	Status  int        // Open: the status that armed the circuit
@@ -102,11 +102,17 @@ type Outcome struct {
 	Copy     stale.Copy //
 }
 
+// ScoutBit marks an Answer's Probe that names a scout of the open circuit
+// (circuit.Breaker.Scout), not a half-open probe: the glue waits on both the
+// same way, and their ids must not meet.
+const ScoutBit = 1 << 31
+
 type ticket struct {
 	svc     string // cooldown service
 	key     string // coalesce / negcache / stale key; "" = not keyed (not a GET)
 	flight  uint32 // coalesced flight led by this request
 	probe   uint32 // the probe id when this request is the probe
+	scout   uint32 // the scout id when this request is the open circuit's scout
 	retried bool   // already retried after a 429
 	sentMs  int64  // when it was sent (again, after a retry's wait): the trip rule's span
 	storeCC string // Cache-Control kept between Finish and Store
@@ -289,6 +295,14 @@ func (g *Guard) Begin(nowMs int64, method, url, headers string) Answer {
 		return Answer{Kind: Cooling, UntilMs: until}
 	}
 	if _, armed := g.breaker.Read(nowMs); armed { // in scope already: no second prefix scan
+		switch d, id := g.breaker.Scout(nowMs, key, g.gate.Policy().ProbeTimeoutMs); d {
+		case circuit.ScoutSend:
+			g.metrics.Add(metrics.Scouts)
+			t.scout = id
+			return g.send(t, method, url)
+		case circuit.ScoutWait:
+			return Answer{Kind: Wait, Probe: id | ScoutBit, WaitMs: g.gate.Policy().ProbeTimeoutMs}
+		}
 		return g.staleOr(nowMs, key, g.open())
 	}
 	d, probeID := g.gate.Decide(nowMs, g.breaker.Phase(nowMs) == circuit.HalfOpen)
@@ -399,6 +413,7 @@ func (g *Guard) settle(id uint32, t *ticket, answered bool) {
 		}
 		g.syncGate()
 	}
+	g.breaker.ScoutEnded(t.scout)
 	delete(g.tickets, id)
 }
 
@@ -576,7 +591,11 @@ func GivenKey(headers string) string {
 // send tracks t, a request with method to url, and tells the caller to send it.
 func (g *Guard) send(t *ticket, method, url string) Answer {
 	id := g.track(t)
-	return Answer{Kind: Send, Ticket: id, Flight: t.flight, Probe: t.probe, Keyed: g.Keyed(method, url)}
+	probe := t.probe
+	if t.scout != 0 {
+		probe = t.scout | ScoutBit
+	}
+	return Answer{Kind: Send, Ticket: id, Flight: t.flight, Probe: probe, Keyed: g.Keyed(method, url)}
 }
 
 // track gives t a ticket until Finish (or Abort).
@@ -606,6 +625,7 @@ func (g *Guard) forgetOldest() {
 	if t.probe != 0 {
 		g.gate.Abandoned(t.probe)
 	}
+	g.breaker.ScoutEnded(t.scout)
 	delete(g.tickets, oldest)
 	g.metrics.Add(metrics.Evicted)
 }
@@ -644,6 +664,7 @@ func (g *Guard) observeCircuit(nowMs int64, span circuit.Span, t *ticket, status
 		delay = circuit.NoRetryAfter
 	}
 	span.Key = t.key // a GET's retry is the same request again (the trip rule's partial failures)
+	span.Scout = t.scout
 	g.observeBreaker(nowMs, span, status, delay)
 }
 

@@ -16,8 +16,10 @@ import (
 )
 
 const (
-	t0    = int64(1_700_000_000_000)
-	users = "http://app.test/api/users"
+	t0       = int64(1_700_000_000_000)
+	users    = "http://app.test/api/users"
+	deadB    = "http://app.test/api/b/0"
+	healthyA = "http://app.test/api/a/"
 )
 
 var (
@@ -223,7 +225,38 @@ func TestGuardScripts(t *testing.T) {
 			{advance: 10_000, begin: users, want: guard.Send, as: "b"},
 			{finish: "b", status: 502, wantOut: &guard.Outcome{Serve: true}, wantArmed: yes},
 			{advance: 1_000, begin: users, want: guard.Stale, wantCount: map[metrics.Counter]uint64{metrics.StaleServed: 2}},
+			{begin: "http://app.test/api/never-fetched", want: guard.Send, as: "scout"}, // a key the open circuit has not seen asks
+			{advance: 10, finish: "scout", status: 502, wantOut: &guard.Outcome{}, wantArmed: yes},
 			{begin: "http://app.test/api/never-fetched", want: guard.Open},
+		}},
+		{"one upstream down, then a healthy section: its first GET scouts, the others wait, its success lets them through", guard.Policy{Circuit: scope}, []step{
+			{begin: deadB, want: guard.Send, as: "b"},
+			{advance: 10, finish: "b", status: 502, wantArmed: yes},
+			{advance: 2_000, begin: healthyA + "0", want: guard.Send, as: "scout"},
+			{begin: healthyA + "1", want: guard.Wait},
+			{begin: deadB, want: guard.Open}, // failed in the open period
+			{advance: 20, finish: "scout", status: 200, wantArmed: no},
+			{begin: healthyA + "1", want: guard.Send, as: "a1"}, // the waiter decides again
+			{advance: 1_000, begin: deadB, want: guard.Send, as: "retry"},
+			{advance: 10, finish: "retry", status: 502, wantArmed: no}, // the dead key failed partially
+		}},
+		{"the whole gateway down: a section opened after the trip costs its scout, the others are answered open after it", guard.Policy{Circuit: scope}, []step{
+			{begin: deadB, want: guard.Send, as: "b"},
+			{advance: 10, finish: "b", status: 502, wantArmed: yes},
+			{advance: 2_000, begin: healthyA + "0", want: guard.Send, as: "scout"},
+			{begin: healthyA + "1", want: guard.Wait},
+			{begin: healthyA + "2", want: guard.Wait},
+			{advance: 10, finish: "scout", status: 502, wantArmed: yes},
+			{begin: healthyA + "1", want: guard.Open}, // the waiters decide again
+			{begin: healthyA + "2", want: guard.Open},
+			{begin: healthyA + "0", want: guard.Open},
+		}},
+		{"an aborted scout frees the slot", guard.Policy{Circuit: scope}, []step{
+			{begin: deadB, want: guard.Send, as: "b"},
+			{advance: 10, finish: "b", status: 502, wantArmed: yes},
+			{begin: healthyA + "0", want: guard.Send, as: "scout"},
+			{abort: "scout", cancel: true},
+			{begin: healthyA + "1", want: guard.Send},
 		}},
 		{"stale is off by default", guard.Policy{Circuit: scope}, []step{
 			{begin: users, want: guard.Send, as: "a"},
@@ -452,6 +485,25 @@ func TestACooldownSurvivesAReload(t *testing.T) {
 	}
 	if reloaded.Quiet() {
 		t.Fatal("quiet while a restored pause holds")
+	}
+}
+
+// A scout and its waiters name it the same way, apart from the half-open
+// probes' ids; after F5 (the circuit restored) nothing scouts.
+func TestScoutAnswers(t *testing.T) {
+	mem := store.NewMemory()
+	g, _ := guard.New(guard.Policy{Circuit: scope}, mem)
+	b := g.Begin(t0, "GET", deadB, "")
+	g.Finish(t0+10, b.Ticket, 502, "", "", "")
+	scout := g.Begin(t0+1000, "GET", healthyA+"0", "")
+	waiter := g.Begin(t0+1000, "GET", healthyA+"1", "")
+	if scout.Kind != guard.Send || scout.Probe&guard.ScoutBit == 0 || waiter.Kind != guard.Wait || waiter.Probe != scout.Probe || waiter.WaitMs <= 0 {
+		t.Fatalf("scout %+v, waiter %+v: want Send and Wait on the same id, with ScoutBit", scout, waiter)
+	}
+	reloaded, _ := guard.New(guard.Policy{Circuit: scope}, mem)
+	reloaded.Load(t0 + 2000)
+	if a := reloaded.Begin(t0+2000, "GET", healthyA+"2", ""); a.Kind != guard.Open {
+		t.Fatalf("after F5: Begin = %+v, want Open", a)
 	}
 }
 

@@ -118,11 +118,58 @@ test("Open and Changed: a trip status arms the circuit, subscribers hear of it, 
   assert.equal((await a).status, 502);
   assert.equal(gc.read()?.httpStatus, 502);
   assert.ok(heard.length > 0, "no subscriber heard of the trip");
-  const b = await gc.fetch("/api/o2", decided);
+  const b = await gc.fetch("/api/o", decided); // asked again: it failed while open (a new GET would be the scout, below)
   assert.equal(b.status, 503);
   assert.equal(marker(b), "open");
   assert.equal(net.sent.length, 1);
   assert.equal(gc.metrics().shortCircuited, 1);
+});
+
+/** Trips the circuit with a 502 of /api/b/0 (the network's first request). */
+async function tripped() {
+  const booted = await boot();
+  const a = booted.gc.fetch("/api/b/0", decided);
+  (await booted.net.nth(1)).answer(new Response("", { status: 502 }));
+  assert.equal((await a).status, 502);
+  assert.equal(booted.gc.read()?.httpStatus, 502);
+  return booted;
+}
+
+/** The n-th request sent, unless `call` is answered first (answered open, without the network): that fails. */
+async function sentFor(net: FakeNetwork, n: number, call: Promise<Response>): Promise<Sent> {
+  const first = await Promise.race([net.nth(n), call]);
+  assert.ok(!(first instanceof Response), `answered without the network: ${first instanceof Response && marker(first)}`);
+  return first as Sent;
+}
+
+test("Scout: while this page's trip is open, a new GET goes out, the other new one waits for it; its success closes the circuit and lets it through", async () => {
+  const { gc, net } = await tripped();
+  assert.equal(marker(await gc.fetch("/api/b/0", decided)), "open"); // failed while open: answered open
+  const scout = gc.fetch("/api/a/0", decided);
+  const sentScout = await sentFor(net, 2, scout);
+  const waiter = gc.fetch("/api/a/1", decided);
+  assert.equal(marker(await gc.fetch("/api/b/0", decided)), "open"); // a sentinel, decided after the waiter
+  assert.equal(net.sent.length, 2, "the other new GET waits for the scout");
+  assert.equal(gc.metrics().scouts, 1);
+  sentScout.answer(new Response("a0"));
+  assert.equal(await (await scout).text(), "a0");
+  (await net.nth(3)).answer(new Response("a1"));
+  assert.equal(await (await waiter).text(), "a1");
+  assert.equal(gc.read(), null);
+});
+
+test("Scout: its failure changes nothing; the GET that waited for it is answered open", async () => {
+  const { gc, net } = await tripped();
+  const until = gc.read()?.until;
+  const scout = gc.fetch("/api/a/0", decided);
+  const sentScout = await sentFor(net, 2, scout);
+  const waiter = gc.fetch("/api/a/1", decided);
+  sentScout.answer(new Response("", { status: 502 }));
+  assert.equal((await scout).status, 502);
+  assert.equal(marker(await waiter), "open");
+  assert.equal(net.sent.length, 2);
+  assert.equal(gc.metrics().scouts, 1, "the waiter was not sent as a second scout");
+  assert.equal(gc.read()?.until, until);
 });
 
 test("Wait: half-open waiters wait for the probe, not on a timer: decisions stay ≤ 2 × waiters while it hangs", async () => {
@@ -277,7 +324,7 @@ test("a 4xx trip status trips on the quiet path too (Go's table says which answe
   (await net.nth(1)).answer(new Response("", { status: 408 }));
   assert.equal((await a).status, 408);
   assert.equal(gc.read()?.httpStatus, 408);
-  assert.equal(marker(await gc.fetch("/api/q2")), "open");
+  assert.equal(marker(await gc.fetch("/api/q")), "open"); // asked again (a new GET would be the open period's scout)
   // A 404 still changes nothing, and is not reported.
   const { gc: quiet, net: net2 } = await boot({ tripStatuses: "408,502,503,504" });
   const b = quiet.fetch("/api/q");
