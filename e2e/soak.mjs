@@ -4,7 +4,12 @@
 // page (e2e/pages/soak.js), with a short TTL so the circuit arms and
 // expires many times. Checked against the gateway's arrival log:
 //   1. no call started while the circuit was armed reached the network while
-//      it was still armed;
+//      it was still armed, but the window's scout: in a window the trip rule
+//      armed in this page (opened after closed, not half-open: a failed
+//      probe's has none), at most one
+//      call, the first started in it that asked the circuit (not answered by
+//      the 429 cooldown, which comes before it): every call has a key of its
+//      own, so that is the first key the window had not seen;
 //   2. a call the module answered itself (X-Gateway-Circuit: open, cooldown
 //      or negative) never reached the network, and every call that got a
 //      gateway answer (no marker, or a stale copy after a failure) did;
@@ -72,11 +77,24 @@ try {
   const violations = [];
   let startedWhileArmed = 0;
   let startedWhileArmedReached = 0;
+  // Each window's first call that asked the circuit: the one that may scout.
+  for (let i = 0; i < N; i++) {
+    const c = r.calls[i];
+    const w = !c.hung && c.marker !== "cooldown" && windowAt(c.t);
+    if (w && (w.first === undefined || c.t < r.calls[w.first].t)) w.first = i;
+  }
+  const scouts = new Map(); // window → the call that reached the network as its scout
   for (const a of arrivals) {
     const i = Number(a.id);
     const c = r.calls[i];
     const w = windowAt(a.t);
-    if (w && c.t >= w.from) violations.push(`#${i} (${r.plan[i]}) started at ${c.t} in the window from ${w.from}, reached the network at ${a.t} before ${w.to}`);
+    if (!w || c.t < w.from || scouts.get(w) === i) continue;
+    const why = w.after !== "closed" ? `armed when ${w.after}: no scout`
+      : scouts.has(w) ? `#${scouts.get(w)} was its scout`
+      : c.t !== r.calls[w.first].t ? `#${w.first} started first, at ${r.calls[w.first].t}`
+      : null;
+    if (why === null) scouts.set(w, i);
+    else violations.push(`#${i} (${r.plan[i]}) started at ${c.t} in the window from ${w.from}, reached the network at ${a.t} before ${w.to} (${why})`);
   }
   let synthetic = 0, network = 0, errors = 0, hung = 0;
   const statuses = {};
@@ -129,6 +147,8 @@ try {
     markers,
     startedWhileArmed,
     startedWhileArmedReached,
+    scouts: scouts.size,
+    windowsArmedWhen: r.windows.reduce((n, w) => ({ ...n, [w.after]: (n[w.after] ?? 0) + 1 }), {}),
     memory: { before: r.before, warm, after: r.after, growth: { wasmBytes: growth("wasmBytes"), heapBytes: growth("heapBytes"), goRefs: growth("goRefs") } },
     samples: r.samples,
     mutations: { posts: MUTATIONS, warmAt: MUTATIONS_WARM, status: mutations.status, growth: mutations.growth, perPost: mutations.perPost, samples: mutations.samples },
@@ -169,7 +189,8 @@ try {
     ["X-Gateway-Circuit markers", JSON.stringify(markers)],
     ["statuses seen", JSON.stringify(statuses)],
     ["requests that reached the gateway (distinct / arrivals)", `${arrivedIds.size} / ${arrivals.length}`],
-    ["started while armed → reached the network", `${startedWhileArmed} → ${startedWhileArmedReached}`],
+    ["started while armed → reached the network (of them scouts, one per window at most)", `${startedWhileArmed} → ${startedWhileArmedReached} (${scouts.size})`],
+    ["armed windows by what the circuit was before (closed: may have a scout)", JSON.stringify(result.windowsArmedWhen)],
     ["invariant violations", violations.length],
     ["wasm memory: start → warm → end", `${kb(r.before.wasmBytes)} → ${kb(warm.wasmBytes)} → ${kb(r.after.wasmBytes)}`],
     ["JS heap after GC: start → warm → end", `${kb(r.before.heapBytes)} → ${kb(warm.heapBytes)} → ${kb(r.after.heapBytes)}`],

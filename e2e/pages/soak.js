@@ -53,15 +53,19 @@
 
     const windows = [];
     let open = null;
-    const unsubscribe = gatewayCircuit.subscribe((s) => {
+    // What the circuit was before a window opened: "closed", or "halfOpen"
+    // (then the window is a failed probe's, which has no scout).
+    let was = "closed";
+    const unsubscribe = gatewayCircuit.subscribe((s, blocking) => {
       const t = Date.now();
-      if (s && t < s.until) {
-        if (!open) open = { from: t, until: s.until, httpStatus: s.httpStatus };
-        else open.until = s.until;
-      } else if (open) {
+      // A window is one open period: a new until while armed is a new arm.
+      if (s && t < s.until && open?.until === s.until) return;
+      if (open) {
         windows.push({ ...open, to: Math.min(t, open.until) });
         open = null;
       }
+      if (s && t < s.until) open = { from: t, until: s.until, httpStatus: s.httpStatus, after: was };
+      was = blocking.halfOpen ? "halfOpen" : s ? "open" : "closed";
     });
 
     const calls = new Array(n);
