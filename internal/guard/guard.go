@@ -297,6 +297,7 @@ func (g *Guard) Begin(nowMs int64, method, url, headers string) Answer {
 	if _, armed := g.breaker.Read(nowMs); armed { // in scope already: no second prefix scan
 		switch d, id := g.breaker.Scout(nowMs, key, g.gate.Policy().ProbeTimeoutMs); d {
 		case circuit.ScoutSend:
+			g.metrics.Add(metrics.Scouts)
 			t.scout = id
 			return g.send(t, method, url)
 		case circuit.ScoutWait:

@@ -22,13 +22,14 @@ const (
 	EmptyReused                   // answered with a reused empty result (adaptive TTL)
 	Evicted                       // entries dropped from a full table (tickets, negcache, stale, cooldown, emptyttl)
 	Decisions                     // requests decided by Begin (the quiet path's plain GETs are not)
+	Scouts                        // scouts of an open circuit sent (the trip rule's: a GET the open period had not seen)
 	numCounters
 )
 
 // names are the JSON-friendly names, in Counter order.
 var names = [numCounters]string{
 	"network", "shortCircuited", "coalesced", "negativeHits", "staleServed",
-	"probes", "retries", "cooledDown", "emptyReused", "evicted", "decisions",
+	"probes", "retries", "cooledDown", "emptyReused", "evicted", "decisions", "scouts",
 }
 
 func (c Counter) String() string {

@@ -25,7 +25,7 @@ func Example() {
 
 // TestOrderIsStable pins the index of every counter: JS reads them by number.
 func TestOrderIsStable(t *testing.T) {
-	want := "[network shortCircuited coalesced negativeHits staleServed probes retries cooledDown emptyReused evicted decisions]"
+	want := "[network shortCircuited coalesced negativeHits staleServed probes retries cooledDown emptyReused evicted decisions scouts]"
 	if got := fmt.Sprint(metrics.Counters()); got != want {
 		t.Fatalf("counters = %s\nwant a prefix-compatible %s", got, want)
 	}

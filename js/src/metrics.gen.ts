@@ -39,6 +39,8 @@ export interface Metrics {
   idempotencyRefused: number;
   /** In scope, but passed through untouched because too large to decide on (a frame over 16 MiB); part of `passedThrough`. */
   untouched: number;
+  /** Scouts of an open circuit sent: an open period the page's trip rule armed has one, the first GET whose key it has not seen (a second only after the first was aborted or answered opaque). */
+  scouts: number;
   /** Calls Go decided one by one (the quiet path's plain GETs are not): a half-open waiter is decided once when it arrives and once when the probe ends, so this stays small while a probe hangs. */
   decisions: number;
 }
@@ -48,9 +50,9 @@ export const JS_COUNTED = ["calls", "network", "answeredLocally", "passedThrough
 export type JsCounts = Record<(typeof JS_COUNTED)[number], number>;
 
 /** The counters Go keeps, with their index for gc_metric; a counter in JS_COUNTED too is the sum. */
-export const GO_COUNTED: readonly (readonly [keyof Metrics, number])[] = [["shortCircuited", 1], ["coalesced", 2], ["negativeHits", 3], ["staleServed", 4], ["probes", 5], ["cooledDown", 7], ["emptyReused", 8], ["evicted", 9], ["decisions", 10]];
+export const GO_COUNTED: readonly (readonly [keyof Metrics, number])[] = [["shortCircuited", 1], ["coalesced", 2], ["negativeHits", 3], ["staleServed", 4], ["probes", 5], ["cooledDown", 7], ["emptyReused", 8], ["evicted", 9], ["scouts", 11], ["decisions", 10]];
 
 /** The metrics of a phase that has counted nothing. */
 export function noMetrics(): Metrics {
-  return { calls: 0, network: 0, answeredLocally: 0, passedThrough: 0, shortCircuited: 0, coalesced: 0, negativeHits: 0, staleServed: 0, probes: 0, retries: 0, cooledDown: 0, emptyReused: 0, evicted: 0, idempotencyRefused: 0, untouched: 0, decisions: 0 };
+  return { calls: 0, network: 0, answeredLocally: 0, passedThrough: 0, shortCircuited: 0, coalesced: 0, negativeHits: 0, staleServed: 0, probes: 0, retries: 0, cooledDown: 0, emptyReused: 0, evicted: 0, idempotencyRefused: 0, untouched: 0, scouts: 0, decisions: 0 };
 }
