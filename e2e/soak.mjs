@@ -5,7 +5,8 @@
 // expires many times. Checked against the gateway's arrival log:
 //   1. no call started while the circuit was armed reached the network while
 //      it was still armed, but the window's scout: the module sent at most
-//      one scout in a window the trip rule armed in this page (armed from
+//      one scout (nothing here aborts or is opaque, which would free the
+//      slot once) in a window the trip rule armed in this page (armed from
 //      closed; a failed probe's, armed from half-open, has none: its
 //      metrics().scouts, read as the window opened and ended), and the calls
 //      that reached the network are no more than it sent, each the first
