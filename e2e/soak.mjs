@@ -4,7 +4,15 @@
 // page (e2e/pages/soak.js), with a short TTL so the circuit arms and
 // expires many times. Checked against the gateway's arrival log:
 //   1. no call started while the circuit was armed reached the network while
-//      it was still armed;
+//      it was still armed, but the window's scout: the module sent at most
+//      one scout (nothing here aborts or is opaque, which would free the
+//      slot once) in a window the trip rule armed in this page (armed from
+//      closed; a failed probe's, armed from half-open, has none: its
+//      metrics().scouts, read as the window opened and ended), and the calls
+//      that reached the network are no more than it sent, each the first
+//      started in the window that asked the circuit (the 429 cooldown answers
+//      before it): every call has a key of its own, so that is the first key
+//      the window had not seen;
 //   2. a call the module answered itself (X-Gateway-Circuit: open, cooldown
 //      or negative) never reached the network, and every call that got a
 //      gateway answer (no marker, or a stale copy after a failure) did;
@@ -74,11 +82,28 @@ try {
   const violations = [];
   let startedWhileArmed = 0;
   let startedWhileArmedReached = 0;
+  // Each window's first call that asked the circuit: the one that may scout.
+  for (let i = 0; i < N; i++) {
+    const c = r.calls[i];
+    const w = !c.hung && c.marker !== "cooldown" && windowAt(c.t);
+    if (w && (w.first === undefined || c.t < r.calls[w.first].t)) w.first = i;
+  }
+  for (const w of r.windows) {
+    const most = w.after === "closed" ? 1 : 0;
+    if (w.scouts > most) violations.push(`the module sent ${w.scouts} scouts in the window from ${w.from} to ${w.to} (armed from ${w.after}: at most ${most})`);
+  }
+  const scouts = new Map(); // window → the call that reached the network as its scout
   for (const a of arrivals) {
     const i = Number(a.id);
     const c = r.calls[i];
     const w = windowAt(a.t);
-    if (w && c.t >= w.from) violations.push(`#${i} (${r.plan[i]}) started at ${c.t} in the window from ${w.from}, reached the network at ${a.t} before ${w.to}`);
+    if (!w || c.t < w.from || scouts.get(w) === i) continue;
+    const why = w.scouts === 0 ? `the module sent no scout in it (armed from ${w.after})`
+      : scouts.has(w) ? `#${scouts.get(w)} was its scout`
+      : c.t !== r.calls[w.first].t ? `#${w.first} started first, at ${r.calls[w.first].t}`
+      : null;
+    if (why === null) scouts.set(w, i);
+    else violations.push(`#${i} (${r.plan[i]}) started at ${c.t} in the window from ${w.from}, reached the network at ${a.t} before ${w.to} (${why})`);
   }
   let synthetic = 0, network = 0, errors = 0, hung = 0;
   const statuses = {};
@@ -131,6 +156,9 @@ try {
     markers,
     startedWhileArmed,
     startedWhileArmedReached,
+    scouts: scouts.size,
+    scoutsSent: r.windows.reduce((n, w) => n + w.scouts, 0),
+    windowsArmedWhen: r.windows.reduce((n, w) => ({ ...n, [w.after]: (n[w.after] ?? 0) + 1 }), {}),
     memory: { before: r.before, warm, after: r.after, growth: { wasmBytes: growth("wasmBytes"), heapBytes: growth("heapBytes"), goRefs: growth("goRefs") } },
     samples: r.samples,
     mutations: { posts: MUTATIONS, warmAt: MUTATIONS_WARM, status: mutations.status, growth: mutations.growth, perPost: mutations.perPost, samples: mutations.samples },
@@ -172,6 +200,8 @@ try {
     ["statuses seen", JSON.stringify(statuses)],
     ["requests that reached the gateway (distinct / arrivals)", `${arrivedIds.size} / ${arrivals.length}`],
     ["started while armed → reached the network", `${startedWhileArmed} → ${startedWhileArmedReached}`],
+    ["scouts the module sent in armed windows / that reached the network while armed", `${result.scoutsSent} / ${scouts.size}`],
+    ["armed windows by what the circuit was before (closed: may have a scout)", JSON.stringify(result.windowsArmedWhen)],
     ["invariant violations", violations.length],
     ["wasm memory: start → warm → end", `${kb(r.before.wasmBytes)} → ${kb(warm.wasmBytes)} → ${kb(r.after.wasmBytes)}`],
     ["JS heap after GC: start → warm → end", `${kb(r.before.heapBytes)} → ${kb(warm.heapBytes)} → ${kb(r.after.heapBytes)}`],

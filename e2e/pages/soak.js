@@ -53,15 +53,23 @@
 
     const windows = [];
     let open = null;
-    const unsubscribe = gatewayCircuit.subscribe((s) => {
+    // What the circuit was before a window opened: "closed", or "halfOpen"
+    // (then the window is a failed probe's, which has no scout).
+    let was = "closed";
+    // The module's word on which calls were scouts: its counter, read as a
+    // window opens and ends (the scouts it sent in the window).
+    const scouts = () => gatewayCircuit.metrics().scouts;
+    const close = (t, more) => windows.push({ ...open, to: Math.min(t, open.until), scouts: scouts() - open.scouts, ...more });
+    const unsubscribe = gatewayCircuit.subscribe((s, blocking) => {
       const t = Date.now();
-      if (s && t < s.until) {
-        if (!open) open = { from: t, until: s.until, httpStatus: s.httpStatus };
-        else open.until = s.until;
-      } else if (open) {
-        windows.push({ ...open, to: Math.min(t, open.until) });
+      // A window is one open period: a new until while armed is a new arm.
+      if (s && t < s.until && open?.until === s.until) return;
+      if (open) {
+        close(t);
         open = null;
       }
+      if (s && t < s.until) open = { from: t, until: s.until, httpStatus: s.httpStatus, after: was, scouts: scouts() };
+      was = blocking.halfOpen ? "halfOpen" : s ? "open" : "closed";
     });
 
     const calls = new Array(n);
@@ -99,7 +107,7 @@
     await Promise.all(Array.from({ length: concurrency }, worker));
     const ms = Date.now() - t0;
     await sleep(50);
-    if (open) windows.push({ ...open, to: Math.min(Date.now(), open.until), stillOpen: true });
+    if (open) close(Date.now(), { stillOpen: true });
     unsubscribe();
     gatewayCircuit.clear();
     const afterRun = memory();

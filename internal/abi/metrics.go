@@ -54,7 +54,7 @@ var Counters = []Counter{
 	{"evicted", ByGo, "Entries dropped from a full table (requests in flight, negative cache, cooldowns, empty-result TTLs)."},
 	{"idempotencyRefused", ByJS, "Mutations refused locally: a key reused with another body (a 422) or a malformed key of the caller's own (thrown)."},
 	{"untouched", ByJS, "In scope, but passed through untouched because too large to decide on (a frame over 16 MiB); part of `passedThrough`."},
-	{"scouts", ByGo, "Scouts of an open circuit sent: while an open period the page's trip rule armed lasts, the first GET whose key it has not seen goes out (one at a time)."},
+	{"scouts", ByGo, "Scouts of an open circuit sent: an open period the page's trip rule armed has one, the first GET whose key it has not seen (a second only after the first was aborted or answered opaque)."},
 	{"decisions", ByGo, "Calls Go decided one by one (the quiet path's plain GETs are not): a half-open waiter is decided once when it arrives and once when the probe ends, so this stays small while a probe hangs."},
 }
 

@@ -50,18 +50,23 @@
 //     together, and would otherwise arm the circuit for every upstream;
 //   - while the circuit is open, failures change nothing (the stragglers of
 //     the burst that armed it);
-//   - while an open period the rule armed in this page lasts, a GET or
-//     HEAD whose key it has not seen (failed in it, or answered open in it)
-//     is its scout (Breaker.Scout): one at a time, it goes to the network;
+//   - an open period the rule armed in this page has one scout
+//     (Breaker.Scout): the first GET or HEAD whose key the period has not
+//     seen (failed in it, or answered open in it) goes to the network;
 //     while it is out, every other key but a failed one waits for its
 //     answer, and otherwise the seen keys are answered open. The scout's
 //     success (any answer but a trip status) withdraws the trip as the
 //     burst's does: one upstream behind the gateway is down, its queries
 //     armed the circuit, and the app then asks another upstream, which
-//     answers. A scout's failure (or no answer) changes nothing but its
-//     key, seen from then on, and the keys that waited for it are answered
-//     open: a section of new queries opened on a dead gateway costs one
-//     request, where TanStack's defaults send four per query. A circuit
+//     answers. A scout's failure (a trip status, no answer, or none within
+//     the probe timeout) ends the period's scouting: the keys that waited
+//     for it, and every key after, are answered open until the period ends
+//     (its TTL, a withdrawal, Clear, Load). A section of new queries opened
+//     on a dead gateway costs one request, where TanStack's defaults send
+//     four per query, and an outage met by a stream of new keys costs one
+//     request, not one per key in a row. A scout that ends with nothing to
+//     observe (aborted, opaque) frees the slot once: the next new key
+//     scouts; after a second such end the period has no scouts. A circuit
 //     restored by Load (F5), armed by Arm or re-armed by a failed probe has
 //     no scouts: a reload during an outage sends nothing.
 //
@@ -231,14 +236,17 @@ type Breaker struct {
 	// partial holds the keys of requests that failed partially, and when
 	// (at most MaxPartialKeys: the oldest goes).
 	partial *lru.List[int64]
-	// The scouts of an open period the trip rule armed in this page (see
+	// The scout of an open period the trip rule armed in this page (see
 	// Scout): seen holds the keys failed in it (with when, Unix ms) or
 	// answered open in it (0), at most MaxSeenKeys; scout is the scout in
 	// flight (0 = none), sent at scoutMs; lastScout names the last one.
-	seen      *lru.List[int64]
-	scout     uint32
-	scoutMs   int64
-	lastScout uint32
+	// scouted: the period's scout failed (no more); freed: a scout of the
+	// period ended with nothing to observe and freed the slot (once).
+	seen           *lru.List[int64]
+	scout          uint32
+	scoutMs        int64
+	lastScout      uint32
+	scouted, freed bool
 }
 
 // MaxPartialKeys bounds the keys the trip rule remembers as failed partially.
@@ -351,8 +359,8 @@ func (d ScoutDecision) String() string {
 // Scout decides, while the circuit is open, for a request with key (a
 // GET's, "" for none) at nowMs: whether it goes to the network as the
 // open period's scout (package comment, the trip rule). Only an open period
-// the trip rule armed in this page has scouts; a scout unanswered for
-// timeoutMs is replaced. Every key it answers for is seen from then on.
+// the trip rule armed in this page has a scout; a scout unanswered for
+// timeoutMs has failed. Every key it answers for is seen from then on.
 func (b *Breaker) Scout(nowMs int64, key string, timeoutMs int64) (ScoutDecision, uint32) {
 	if key == "" || b.tripped == (Span{}) || b.Phase(nowMs) != Open {
 		return ScoutNone, 0
@@ -360,15 +368,18 @@ func (b *Breaker) Scout(nowMs int64, key string, timeoutMs int64) (ScoutDecision
 	if nowMs < b.scoutMs { // the clock went back: the timeout counts from now
 		b.scoutMs = nowMs
 	}
+	if b.scout != 0 && nowMs-b.scoutMs >= timeoutMs { // no answer in time: the scout failed
+		b.scout, b.scouted = 0, true
+	}
 	failedMs, seen := b.seen.Peek(key)
 	switch {
 	case failedMs != 0:
 		return ScoutNone, 0 // it failed in this open period: its upstream is down, whatever the scout finds
-	case b.scout != 0 && nowMs-b.scoutMs < timeoutMs:
+	case b.scout != 0:
 		b.see(key, 0)
 		return ScoutWait, b.scout // then it is seen: open, unless the scout closed the circuit
-	case seen:
-		return ScoutNone, 0
+	case seen || b.scouted:
+		return ScoutNone, 0 // the period's one scout failed: new keys too are answered open
 	}
 	b.see(key, 0)
 	b.lastScout++
@@ -380,10 +391,13 @@ func (b *Breaker) Scout(nowMs int64, key string, timeoutMs int64) (ScoutDecision
 }
 
 // ScoutEnded reports that scout id ended without an answer to observe (its
-// caller aborted, or the answer was opaque): another request may scout.
+// caller aborted, or the answer was opaque): the first time in an open
+// period another request may scout; the second time the period's scouting
+// ends, so that aborted scouts cannot put new keys on the network in a row.
 func (b *Breaker) ScoutEnded(id uint32) {
 	if id != 0 && id == b.scout {
 		b.scout = 0
+		b.scouted, b.freed = b.freed, true
 	}
 }
 
@@ -405,7 +419,7 @@ func (b *Breaker) see(key string, failedMs int64) {
 // forgetScouts ends the open period's scouting.
 func (b *Breaker) forgetScouts() {
 	b.seen.Clear()
-	b.scout = 0
+	b.scout, b.scouted, b.freed = 0, false, false
 }
 
 // Observe takes the answer to an in-scope request at nowMs: when it was in
@@ -419,7 +433,9 @@ func (b *Breaker) Observe(nowMs int64, span Span, status int, retryAfterMs int64
 	phase := b.Phase(nowMs)
 	scout := span.Scout != 0 && span.Scout == b.scout
 	if scout {
-		b.scout = 0 // any answer frees the slot; a failure leaves its key seen
+		// Its answer is the period's one: a success withdraws the trip, a
+		// failure or no answer ends the scouting (its key seen from then on).
+		b.scout, b.scouted = 0, true
 	}
 	switch {
 	case b.policy.Trips(status):

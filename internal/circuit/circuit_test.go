@@ -31,6 +31,7 @@ type step struct {
 	stored  string // write this raw payload into the store first ("-" deletes)
 	scoutID uint32 // the observed request's Span.Scout
 	scout   string // ask Scout for this key (timeout 30 s), checked against wantScout
+	ended   uint32 // ScoutEnded(this): the scout was aborted, or its answer opaque
 
 	decide      string // URL to decide for, checked against wantDecision
 	wantDec     circuit.Decision
@@ -82,6 +83,8 @@ func run(t *testing.T, p circuit.Policy, steps []step) {
 				t.Fatal(err)
 			}
 			b.Load(now)
+		case s.ended != 0:
+			b.ScoutEnded(s.ended)
 		case s.scout != "":
 			if d, id := b.Scout(now, s.scout, 30_000); d != s.wantScout || id != s.wantScoutID {
 				t.Fatalf("step %d: Scout(%s) = %v %d, want %v %d", i, s.scout, d, id, s.wantScout, s.wantScoutID)
@@ -352,18 +355,39 @@ func TestScouts(t *testing.T) {
 			{observe: 502, took: 10, key: "b0", wantArmed: no},
 			{observe: 502, took: 10, key: "c", wantArmed: yes}, // another key failing alone still arms
 		}},
-		{"a failed scout changes nothing but its key; the waiters are answered open, the next new key scouts", []step{
+		{"a failed scout is the open period's one: the waiters and every new key after it are answered open", []step{
 			{observe: 502, took: 10, key: "k0", wantArmed: yes},
 			{advance: 1000, scout: "a", wantScout: send, wantScoutID: 1},
 			{scout: "b", wantScout: wait, wantScoutID: 1},
 			{advance: 10, observe: 502, took: 10, key: "a", scoutID: 1, wantArmed: yes, wantUntil: 120_000},
 			{scout: "a", wantScout: none},
 			{scout: "b", wantScout: none},
+			{scout: "c", wantScout: none}, // a new key: the outage's stream of new keys does not go out one by one
+			{advance: 60_000, scout: "d", wantScout: none},
+		}},
+		{"a scout with no answer has failed too", []step{
+			{observe: 502, took: 10, key: "k0", wantArmed: yes},
+			{advance: 1000, scout: "a", wantScout: send, wantScoutID: 1},
+			{advance: 10, observe: -1, took: 10, key: "a", scoutID: 1, wantArmed: yes},
+			{scout: "c", wantScout: none},
+		}},
+		{"the next open period has a scout of its own", []step{
+			{observe: 502, took: 10, key: "k0", wantArmed: yes},
+			{advance: 1000, scout: "a", wantScout: send, wantScoutID: 1},
+			{advance: 10, observe: 502, took: 10, key: "a", scoutID: 1, wantArmed: yes},
+			{clear: true},
+			{advance: 10, observe: 502, took: 10, key: "k1", wantArmed: yes},
 			{scout: "c", wantScout: send, wantScoutID: 2},
-			{advance: 10, observe: -1, took: 10, key: "c", scoutID: 2, wantArmed: yes}, // no answer frees the slot
-			{scout: "d", wantScout: send, wantScoutID: 3},
-			{scout: "b", wantScout: wait, wantScoutID: 3}, // answered open before: it waits for a scout that is out
-			{scout: "a", wantScout: none},                 // failed: answered open at once
+		}},
+		{"a scout that ends with nothing to observe (aborted, opaque) frees the slot once", []step{
+			{observe: 502, took: 10, key: "k0", wantArmed: yes},
+			{advance: 1000, scout: "a", wantScout: send, wantScoutID: 1},
+			{scout: "b", wantScout: wait, wantScoutID: 1},
+			{ended: 1},
+			{scout: "b", wantScout: none}, // it waited: seen
+			{scout: "c", wantScout: send, wantScoutID: 2},
+			{ended: 2},
+			{scout: "d", wantScout: none},
 		}},
 		{"a request without a key never scouts", []step{
 			{observe: 502, took: 10, key: "k0", wantArmed: yes},
@@ -382,13 +406,13 @@ func TestScouts(t *testing.T) {
 			{advance: 120_000, observe: 502, took: 10, key: "p", wantArmed: yes}, // the half-open probe failed
 			{scout: "b", wantScout: none},
 		}},
-		{"a scout unanswered for the timeout is replaced; its late success is no scout's", []step{
+		{"a scout unanswered for the timeout has failed; its late success is no scout's", []step{
 			{observe: 502, took: 10, key: "k0", wantArmed: yes},
 			{advance: 1000, scout: "a", wantScout: send, wantScoutID: 1},
 			{advance: 29_999, scout: "b", wantScout: wait, wantScoutID: 1},
-			{advance: 1, scout: "c", wantScout: send, wantScoutID: 2},
+			{advance: 1, scout: "c", wantScout: none},
 			{observe: 200, took: 30_000, key: "a", scoutID: 1, wantArmed: yes},
-			{observe: 200, took: 5, key: "c", scoutID: 2, wantArmed: no},
+			{scout: "d", wantScout: none},
 		}},
 		{"a limiter's trip withdrawn by its burst: the stragglers failed partially too", []step{
 			{observe: 503, took: 10, key: "k1", wantArmed: yes},
@@ -417,7 +441,7 @@ func TestSeenKeysAreBounded(t *testing.T) {
 	for i := range circuit.MaxSeenKeys {
 		b.Scout(now, fmt.Sprint("a", i), 30_000) // each waits for the scout, and is seen
 	}
-	b.Observe(now, circuit.Span{SentMs: now - 10, AnsweredMs: now, Key: "scout", Scout: 1}, 502, circuit.NoRetryAfter)
+	b.ScoutEnded(1) // aborted: the slot is free once more
 	if d, _ := b.Scout(now, "a1", 30_000); d != circuit.ScoutNone {
 		t.Fatalf("a remembered key: %v, want none", d)
 	}

@@ -39,7 +39,7 @@ export interface Metrics {
   idempotencyRefused: number;
   /** In scope, but passed through untouched because too large to decide on (a frame over 16 MiB); part of `passedThrough`. */
   untouched: number;
-  /** Scouts of an open circuit sent: while an open period the page's trip rule armed lasts, the first GET whose key it has not seen goes out (one at a time). */
+  /** Scouts of an open circuit sent: an open period the page's trip rule armed has one, the first GET whose key it has not seen (a second only after the first was aborted or answered opaque). */
   scouts: number;
   /** Calls Go decided one by one (the quiet path's plain GETs are not): a half-open waiter is decided once when it arrives and once when the probe ends, so this stays small while a probe hangs. */
   decisions: number;

@@ -158,7 +158,7 @@ test("Scout: while this page's trip is open, a new GET goes out, the other new o
   assert.equal(gc.read(), null);
 });
 
-test("Scout: its failure changes nothing; the GET that waited for it is answered open", async () => {
+test("Scout: its failure ends the open period's scouting; the GET that waited for it and a new one after are answered open", async () => {
   const { gc, net } = await tripped();
   const until = gc.read()?.until;
   const scout = gc.fetch("/api/a/0", decided);
@@ -168,7 +168,13 @@ test("Scout: its failure changes nothing; the GET that waited for it is answered
   assert.equal((await scout).status, 502);
   assert.equal(marker(await waiter), "open");
   assert.equal(net.sent.length, 2);
-  assert.equal(gc.metrics().scouts, 1, "the waiter was not sent as a second scout");
+  const next = gc.fetch("/api/c/0", decided); // a new key: no second scout
+  const first = await Promise.race([net.nth(3), next]);
+  if (!(first instanceof Response)) first.answer(new Response("", { status: 502 }));
+  assert.ok(first instanceof Response, "a new GET after the failed scout went out as a second scout");
+  assert.equal(marker(first), "open");
+  assert.equal(net.sent.length, 2);
+  assert.equal(gc.metrics().scouts, 1, "neither the waiter nor the new GET was sent as a second scout");
   assert.equal(gc.read()?.until, until);
 });
 
