@@ -512,8 +512,7 @@ func (b *Breaker) failedPartially(nowMs int64, key string) {
 	}
 	b.partial.Put(key, nowMs)
 	if b.partial.Len() > MaxPartialKeys {
-		oldest, _, _ := b.partial.Oldest()
-		b.partial.Remove(oldest)
+		b.partial.RemoveOldest()
 	}
 }
 
