@@ -297,13 +297,13 @@ const ROWS = [
  * nothing: as many requests and failed cards as the defaults), and the
  * healthy section opened on the same page after the dead one armed the
  * circuit (its first card is the open period's scout, the others wait for
- * it; its success withdraws the trip and makes the dead keys partial). The
- * rest are measured, not asserted (measure: true; run with
- * MATRIX_MEASURE=1): a page of the healthy section of its own (a new load
- * restores the circuit, which has no scouts: its cards are answered with
- * the synthetic 503 until the TTL is over, then their own card is the
- * probe), the recovery timings, and the same with two scope entries, which
- * change nothing: only the 429 pauses are per entry.
+ * it; its success withdraws the trip and makes the dead keys partial), and
+ * the healthy section on a page of its own (the new load restores the
+ * circuit with its scouting, circuit.ScoutKey: the keys the dead page
+ * failed are answered open, the first new one is the scout). The rest are
+ * measured, not asserted (measure: true; run with MATRIX_MEASURE=1): the
+ * recovery timings, and the same with two scope entries, which change
+ * nothing: only the 429 pauses are per entry.
  */
 function splitRows() {
   const rows = [
@@ -416,8 +416,9 @@ function splitRows() {
       },
     );
   }
-  // One scope entry: both upstreams on one page (the partial failures' keys), and the healthy section after the dead one on the same page (the scout).
-  return rows.map((r) => ({ ...r, measure: r.id !== "split-together" && r.id !== "split-then-healthy" }));
+  // One scope entry: both upstreams on one page (the partial failures' keys), and the healthy section after the dead one on the same page or a page of its own (the scout).
+  const asserted = ["split-together", "split-then-healthy", "split-then-navigate"];
+  return rows.map((r) => ({ ...r, measure: !asserted.includes(r.id) }));
 }
 
 let pages, proxyTarget, browser;

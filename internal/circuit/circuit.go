@@ -66,9 +66,12 @@
 //     four per query, and an outage met by a stream of new keys costs one
 //     request, not one per key in a row. A scout that ends with nothing to
 //     observe (aborted, opaque) frees the slot once: the next new key
-//     scouts; after a second such end the period has no scouts. A circuit
-//     restored by Load (F5), armed by Arm or re-armed by a failed probe has
-//     no scouts: a reload during an outage sends nothing.
+//     scouts; after a second such end the period has no scouts. The
+//     scouting outlives the page (ScoutKey): after F5 the keys the period
+//     has seen are answered open, and a reload during an outage sends
+//     nothing; a page of other keys (the healthy section on a page of its
+//     own) sends its first as the scout. A circuit armed by Arm or re-armed
+//     by a failed probe has no scouts.
 //
 // A 503 with a Retry-After of at least 1 s arms for that long (capped at
 // MaxTTLMs) instead of the TTL, by the same rule. The rule keeps, in
@@ -236,17 +239,20 @@ type Breaker struct {
 	// partial holds the keys of requests that failed partially, and when
 	// (at most MaxPartialKeys: the oldest goes).
 	partial *lru.List[int64]
-	// The scout of an open period the trip rule armed in this page (see
-	// Scout): seen holds the keys failed in it (with when, Unix ms) or
-	// answered open in it (0), at most MaxSeenKeys; scout is the scout in
-	// flight (0 = none), sent at scoutMs; lastScout names the last one.
-	// scouted: the period's scout failed (no more); freed: a scout of the
-	// period ended with nothing to observe and freed the slot (once).
-	seen           *lru.List[int64]
-	scout          uint32
-	scoutMs        int64
-	lastScout      uint32
-	scouted, freed bool
+	// The scout of an open period the trip rule armed (ruled; see Scout),
+	// in this page or one before it (ScoutKey): seen holds the keys (keyOf)
+	// failed in it (with when, Unix ms) or answered open in it (0), at most
+	// MaxSeenKeys; scout is the scout in flight (0 = none), sent at
+	// scoutMs; lastScout names the last one. scouted: the period's scout
+	// failed (no more); freed: a scout of the period ended with nothing to
+	// observe and freed the slot (once). savedScouts: what ScoutKey holds
+	// as this page wrote or read it ("" = nothing).
+	seen                  *lru.List[int64]
+	scout                 uint32
+	scoutMs               int64
+	lastScout             uint32
+	ruled, scouted, freed bool
+	savedScouts           string
 }
 
 // MaxPartialKeys bounds the keys the trip rule remembers as failed partially.
@@ -305,9 +311,13 @@ func (b *Breaker) Load(nowMs int64) State {
 	case ActionRewrite:
 		b.remember(b.store.Set(StorageKey, s.Payload()))
 	}
-	b.tripped = Span{} // a trip of the page that is gone cannot be withdrawn, nor scouted
+	scouts, found, err := b.store.Get(ScoutKey)
+	b.remember(err)
+	b.tripped = Span{} // a trip of the page that is gone cannot be withdrawn by its burst
 	b.forgetScouts()
+	b.savedScouts = ""
 	b.set(nowMs, s, false)
+	b.loadScouts(scouts, found && err == nil)
 	return s
 }
 
@@ -359,12 +369,18 @@ func (d ScoutDecision) String() string {
 // Scout decides, while the circuit is open, for a request with key (a
 // GET's, "" for none) at nowMs: whether it goes to the network as the
 // open period's scout (package comment, the trip rule). Only an open period
-// the trip rule armed in this page has a scout; a scout unanswered for
-// timeoutMs has failed. Every key it answers for is seen from then on.
+// the trip rule armed has a scout; a scout unanswered for timeoutMs has
+// failed. Every key it answers for is seen from then on.
 func (b *Breaker) Scout(nowMs int64, key string, timeoutMs int64) (ScoutDecision, uint32) {
-	if key == "" || b.tripped == (Span{}) || b.Phase(nowMs) != Open {
+	if key == "" || !b.ruled || b.Phase(nowMs) != Open {
 		return ScoutNone, 0
 	}
+	d, id := b.scoutFor(nowMs, keyOf(key), timeoutMs)
+	b.saveScouts()
+	return d, id
+}
+
+func (b *Breaker) scoutFor(nowMs int64, key string, timeoutMs int64) (ScoutDecision, uint32) {
 	if nowMs < b.scoutMs { // the clock went back: the timeout counts from now
 		b.scoutMs = nowMs
 	}
@@ -398,10 +414,11 @@ func (b *Breaker) ScoutEnded(id uint32) {
 	if id != 0 && id == b.scout {
 		b.scout = 0
 		b.scouted, b.freed = b.freed, true
+		b.saveScouts()
 	}
 }
 
-// see remembers key as seen in the open period: failed in it at failedMs,
+// see remembers key (keyOf) as seen in the open period: failed in it at failedMs,
 // or 0 for answered open (which does not forget a failure).
 func (b *Breaker) see(key string, failedMs int64) {
 	if key == "" {
@@ -416,10 +433,11 @@ func (b *Breaker) see(key string, failedMs int64) {
 	}
 }
 
-// forgetScouts ends the open period's scouting.
+// forgetScouts ends the open period's scouting (what is stored of it goes
+// with the next saveScouts).
 func (b *Breaker) forgetScouts() {
 	b.seen.Clear()
-	b.scout, b.scouted, b.freed = 0, false, false
+	b.scout, b.ruled, b.scouted, b.freed = 0, false, false, false
 }
 
 // Observe takes the answer to an in-scope request at nowMs: when it was in
@@ -437,6 +455,14 @@ func (b *Breaker) Observe(nowMs int64, span Span, status int, retryAfterMs int64
 		// failure or no answer ends the scouting (its key seen from then on).
 		b.scout, b.scouted = 0, true
 	}
+	changed := b.observe(nowMs, span, phase, status, retryAfterMs, scout)
+	if scout {
+		b.saveScouts()
+	}
+	return changed
+}
+
+func (b *Breaker) observe(nowMs int64, span Span, phase Phase, status int, retryAfterMs int64, scout bool) bool {
 	switch {
 	case b.policy.Trips(status):
 		return b.failed(nowMs, span, phase, status, retryAfterMs)
@@ -457,11 +483,11 @@ func (b *Breaker) succeeded(nowMs int64, span Span, phase Phase, scout bool) boo
 	case phase == HalfOpen:
 		b.set(nowMs, State{}, true) // the probe came back: closed
 		return true
-	case phase == Open && b.tripped != (Span{}) && (scout || span.Together(b.tripped, b.policy.TripBurstMs)):
+	case phase == Open && b.ruled && (scout || span.Together(b.tripped, b.policy.TripBurstMs)):
 		// Part of a burst that also succeeded, or the gateway answered the
 		// scout: withdrawn, and what failed in the open period failed
 		// partially after all.
-		b.failedPartially(nowMs, b.tripped.Key)
+		b.failedPartially(nowMs, keyOf(b.tripped.Key))
 		for _, key := range b.seen.Keys() {
 			if failedMs, _ := b.seen.Peek(key); failedMs != 0 {
 				b.failedPartially(nowMs, key)
@@ -476,8 +502,9 @@ func (b *Breaker) succeeded(nowMs int64, span Span, phase Phase, scout bool) boo
 func (b *Breaker) failed(nowMs int64, span Span, phase Phase, status int, retryAfterMs int64) bool {
 	switch phase {
 	case Open:
-		if b.tripped != (Span{}) {
-			b.see(span.Key, nowMs) // a straggler of the burst that armed it, or a failed scout
+		if b.ruled {
+			b.see(keyOf(span.Key), nowMs) // a straggler of the burst that armed it, or a failed scout
+			b.saveScouts()
 		}
 		return false
 	case HalfOpen:
@@ -488,24 +515,25 @@ func (b *Breaker) failed(nowMs int64, span Span, phase Phase, status int, retryA
 	if b.runFailures == 0 || !b.within(nowMs, b.runStartMs) {
 		b.runStartMs, b.runFailures = nowMs, 0
 	}
-	if at, ok := b.partial.Peek(span.Key); ok && span.Key != "" && nowMs-at < b.policy.TTLMs && at-nowMs < b.policy.TTLMs {
+	if at, ok := b.partial.Peek(keyOf(span.Key)); ok && span.Key != "" && nowMs-at < b.policy.TTLMs && at-nowMs < b.policy.TTLMs {
 		return false // the same partial failure again: the app retrying what one upstream refuses
 	}
 	b.runFailures++
 	if span.Together(b.lastSuccess, b.policy.TripBurstMs) {
-		b.failedPartially(nowMs, span.Key)
+		b.failedPartially(nowMs, keyOf(span.Key))
 		return false // partial failure: the gateway is answering
 	}
 	if b.runFailures < b.policy.TripMinFailures {
 		return false
 	}
 	b.open(nowMs, status, b.ttl(status, retryAfterMs, b.policy.TTLMs), 0)
-	b.tripped = span
-	b.see(span.Key, nowMs)
+	b.tripped, b.ruled = span, true
+	b.see(keyOf(span.Key), nowMs)
+	b.saveScouts()
 	return true
 }
 
-// failedPartially remembers key as failed while the gateway answered others.
+// failedPartially remembers key (keyOf) as failed while the gateway answered others.
 func (b *Breaker) failedPartially(nowMs int64, key string) {
 	if key == "" {
 		return
@@ -597,14 +625,16 @@ func (b *Breaker) set(nowMs int64, s State, persist bool) {
 		if phase != b.phase {
 			b.phase = phase
 			b.version++
+			b.saveScouts()
 		}
 		return
 	}
 	b.state, b.phase = s, phase
 	b.version++
 	if s == (State{}) {
-		b.tripped = Span{}
+		b.tripped, b.ruled = Span{}, false
 	}
+	b.saveScouts()
 	if !persist {
 		return
 	}

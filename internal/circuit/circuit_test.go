@@ -3,6 +3,7 @@ package circuit_test
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/gatewaycircuit/gatewaycircuit/internal/circuit"
@@ -27,7 +28,8 @@ type step struct {
 	arm     int    // status, with armTTL
 	armTTL  int64  //
 	clear   bool   //
-	load    bool   // a page reload: a new Breaker over the same store
+	load    bool   // a new page of the tab (a navigation): a new Breaker over the same store
+	reload  bool   // the same, a reload of the page before it (F5): Load, then Reloaded
 	stored  string // write this raw payload into the store first ("-" deletes)
 	scoutID uint32 // the observed request's Span.Scout
 	scout   string // ask Scout for this key (timeout 30 s), checked against wantScout
@@ -78,11 +80,14 @@ func run(t *testing.T, p circuit.Policy, steps []step) {
 			}
 		case s.clear:
 			b.Clear()
-		case s.load:
+		case s.load || s.reload:
 			if b, err = circuit.New(p, mem); err != nil {
 				t.Fatal(err)
 			}
 			b.Load(now)
+			if s.reload {
+				b.Reloaded()
+			}
 		case s.ended != 0:
 			b.ScoutEnded(s.ended)
 		case s.scout != "":
@@ -393,13 +398,53 @@ func TestScouts(t *testing.T) {
 			{observe: 502, took: 10, key: "k0", wantArmed: yes},
 			{scout: "", wantScout: none},
 		}},
-		{"after F5 every request is answered open: the outage's reloads send nothing", []step{
+		{"after F5 the keys the period has seen are answered open: the outage's reloads send nothing", []step{
 			{observe: 502, took: 10, key: "k0", wantArmed: yes},
+			{observe: 502, took: 10, key: "k1", wantArmed: yes}, // a straggler
+			{scout: "k2", wantScout: send, wantScoutID: 1},
+			{scout: "k3", wantScout: wait, wantScoutID: 1},
+			{advance: 10, observe: 502, took: 10, key: "k2", scoutID: 1, wantArmed: yes},
 			{load: true, wantArmed: yes},
-			{scout: "a", wantScout: none},
+			{scout: "k0", wantScout: none},
+			{scout: "k3", wantScout: none},
+			{scout: "a", wantScout: none}, // the period's scout failed before F5
 		}},
-		{"the app's Arm has no scouts, nor does a failed probe's open period", []step{
+		{"F5 sends no scout, whatever it asks (a page in use whose gateway died had asked few of its keys); a page of other keys after it still may", []step{
+			{observe: 502, took: 10, key: "k0", wantArmed: yes},
+			{reload: true, wantArmed: yes},
+			{scout: "k1", wantScout: none},
+			{reload: true, wantArmed: yes},
+			{scout: "k2", wantScout: none},
+			{load: true, wantArmed: yes},
+			{scout: "a", wantScout: send, wantScoutID: 1},
+		}},
+		{"a page of other keys after a navigation sends its first as the scout; its success withdraws the trip", []step{
+			{observe: 502, took: 10, key: "b0", wantArmed: yes},
+			{observe: 502, took: 10, key: "b1", wantArmed: yes},
+			{advance: 500, load: true, wantArmed: yes},
+			{scout: "b0", wantScout: none},
+			{scout: "b1", wantScout: none},
+			{scout: "a0", wantScout: send, wantScoutID: 1},
+			{scout: "a1", wantScout: wait, wantScoutID: 1},
+			{advance: 20, observe: 200, took: 20, key: "a0", scoutID: 1, wantArmed: no},
+			{advance: 1000, observe: 502, took: 10, key: "b1", wantArmed: no}, // a dead key, alone: failed partially
+			{observe: 502, took: 10, key: "c", wantArmed: yes},
+		}},
+		{"a scout in flight when the page went away frees the slot once: reloads during a hang send one scout each at most twice", []step{
+			{observe: 502, took: 10, key: "k0", wantArmed: yes},
+			{scout: "a", wantScout: send, wantScoutID: 1},
+			{load: true, wantArmed: yes},
+			{scout: "a", wantScout: none}, // seen before the page went
+			{scout: "b", wantScout: send, wantScoutID: 1},
+			{load: true, wantArmed: yes},
+			{scout: "c", wantScout: none},
+			{load: true, wantArmed: yes},
+			{scout: "d", wantScout: none},
+		}},
+		{"the app's Arm has no scouts, nor does a failed probe's open period, nor after F5", []step{
 			{arm: 503, wantArmed: yes},
+			{scout: "a", wantScout: none},
+			{load: true, wantArmed: yes},
 			{scout: "a", wantScout: none},
 			{clear: true},
 			{observe: 502, took: 10, key: "k0", wantArmed: yes},
@@ -423,6 +468,48 @@ func TestScouts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { run(t, scope, tt.steps) })
+	}
+}
+
+// What the scouting stores for the next page (circuit.ScoutKey): the keys
+// as hashes, tied to its open period; anything else found there is removed
+// and gives no scout.
+func TestScoutRecord(t *testing.T) {
+	mem := store.NewMemory()
+	b, err := circuit.New(scope, mem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Observe(t0, circuit.Span{SentMs: t0 - 10, AnsweredMs: t0, Key: api + "?secret=1"}, 502, circuit.NoRetryAfter)
+	raw, ok, _ := mem.Get(circuit.ScoutKey)
+	if !ok || !strings.HasPrefix(raw, "1700000120000 0 !") || strings.Contains(raw, "secret") || len(raw) > 40 {
+		t.Fatalf("stored %q (%v), want the period's until, no flags and one failed key as a hash", raw, ok)
+	}
+	loads := func(record string) circuit.ScoutDecision {
+		t.Helper()
+		_ = mem.Set(circuit.ScoutKey, record)
+		b, _ := circuit.New(scope, mem)
+		b.Load(t0 + 1000)
+		d, _ := b.Scout(t0+1000, "new", 30_000)
+		if _, kept, _ := mem.Get(circuit.ScoutKey); d == circuit.ScoutNone && kept {
+			t.Fatalf("record %q: no scout, but the record stays", record)
+		}
+		return d
+	}
+	if d := loads(raw); d != circuit.ScoutSend {
+		t.Fatalf("its own record: %v, want send", d)
+	}
+	for _, bad := range []string{"1700000120001 0 x", "1700000120000", "1700000120000 4 x", "1700000120000 - x", "garbage", ""} {
+		if d := loads(bad); d != circuit.ScoutNone {
+			t.Fatalf("record %q: %v, want none", bad, d)
+		}
+	}
+	b, _ = circuit.New(scope, mem)
+	_ = mem.Set(circuit.ScoutKey, raw)
+	b.Load(t0 + 1000)
+	b.Clear()
+	if _, kept, _ := mem.Get(circuit.ScoutKey); kept {
+		t.Fatal("Clear left the scouting stored")
 	}
 }
 

@@ -214,6 +214,7 @@ func ParseAttributes(lines string) (p Policy, options string, warnings []string)
 	p.Probe.Mode = modeOf(values["probe"])
 	p.Idempotency.Mode = modeOf(values["idempotency"])
 	p.PageOrigin = given["pageOrigin"]
+	p.Reloaded = given["navigation"] == "reload"
 	p.Empty.Mode = modeOf(values["emptyTtl"])
 	p.TimeoutMs = ms(values["timeoutMs"])
 

@@ -45,6 +45,10 @@ type Policy struct {
 	// it carry keys unless Idempotency.Mode is Off, to other origins only
 	// when it is CrossOrigin.
 	PageOrigin string `json:"pageOrigin"`
+	// Reloaded says the page is a reload of the one before it (F5): its
+	// requests are those the stored open period has seen, and it sends no
+	// scout (circuit.Breaker.Reloaded).
+	Reloaded bool `json:"reloaded"`
 	// TimeoutMs is the deadline of an in-scope request (DefaultTimeoutMs).
 	// The glue enforces it and reports a request past it as a 504.
 	TimeoutMs int64 `json:"timeoutMs"`
@@ -214,6 +218,9 @@ func (g *Guard) Metrics() metrics.Set {
 // Load restores the stored circuit (page start).
 func (g *Guard) Load(nowMs int64) circuit.State {
 	s := g.Reload(nowMs)
+	if g.policy.Reloaded {
+		g.breaker.Reloaded()
+	}
 	if g.ledger != nil {
 		g.ledger.Load(nowMs) // pending actions of the page that is gone are failed: retry with their keys
 	}

@@ -489,7 +489,8 @@ func TestACooldownSurvivesAReload(t *testing.T) {
 }
 
 // A scout and its waiters name it the same way, apart from the half-open
-// probes' ids; after F5 (the circuit restored) nothing scouts.
+// probes' ids; after F5 (the circuit restored) the keys seen are answered
+// open, and the scout that went with the page freed its slot for a new key.
 func TestScoutAnswers(t *testing.T) {
 	mem := store.NewMemory()
 	g, _ := guard.New(guard.Policy{Circuit: scope}, mem)
@@ -502,8 +503,35 @@ func TestScoutAnswers(t *testing.T) {
 	}
 	reloaded, _ := guard.New(guard.Policy{Circuit: scope}, mem)
 	reloaded.Load(t0 + 2000)
-	if a := reloaded.Begin(t0+2000, "GET", healthyA+"2", ""); a.Kind != guard.Open {
-		t.Fatalf("after F5: Begin = %+v, want Open", a)
+	if a := reloaded.Begin(t0+2000, "GET", healthyA+"1", ""); a.Kind != guard.Open {
+		t.Fatalf("after F5, a key seen: Begin = %+v, want Open", a)
+	}
+	if a := reloaded.Begin(t0+2000, "GET", healthyA+"2", ""); a.Kind != guard.Send || a.Probe&guard.ScoutBit == 0 {
+		t.Fatalf("after F5, a new key: Begin = %+v, want Send as the scout", a)
+	}
+}
+
+// The shim says a page is a reload (navigation=reload): it sends no scout,
+// and the stored scouting stays for a page of other keys.
+func TestAReloadSendsNoScout(t *testing.T) {
+	mem := store.NewMemory()
+	g, _ := guard.New(guard.Policy{Circuit: scope}, mem)
+	b := g.Begin(t0, "GET", deadB, "")
+	g.Finish(t0+10, b.Ticket, 502, "", "", "")
+	p, _, _ := guard.ParseAttributes("scope=" + scope.Scope[0] + "\nnavigation=reload\n")
+	if !p.Reloaded {
+		t.Fatal("navigation=reload not read")
+	}
+	reloaded, _ := guard.New(p, mem)
+	reloaded.Load(t0 + 1000)
+	if a := reloaded.Begin(t0+1000, "GET", healthyA+"0", ""); a.Kind != guard.Open {
+		t.Fatalf("F5, a new key: Begin = %+v, want Open", a)
+	}
+	p.Reloaded = false
+	navigated, _ := guard.New(p, mem)
+	navigated.Load(t0 + 2000)
+	if a := navigated.Begin(t0+2000, "GET", healthyA+"0", ""); a.Kind != guard.Send || a.Probe&guard.ScoutBit == 0 {
+		t.Fatalf("then a navigation, a new key: Begin = %+v, want Send as the scout", a)
 	}
 }
 

@@ -107,6 +107,8 @@ func PolicyTypeScript() string {
 	w("export const STORAGE_KEY = ", q(circuit.StorageKey), ";")
 	w("export const MAX_PAYLOAD_LEN = ", n(circuit.MaxPayloadLen), ";")
 	w("export const MAX_STRIKES = ", n(circuit.MaxStrikes), ";")
+	w("/** Present while the stored circuit's open period may still send its scout (circuit.ScoutKey): until Go runs, in-scope requests wait for it. */")
+	w("export const SCOUT_KEY = ", q(circuit.ScoutKey), ";")
 	w()
 	w("/** The stored 429 pauses (cooldown.Restore): a Pauses frame (abi.gen.ts) under COOLDOWN_KEY; a line with more strikes is skipped; a pause is clamped to MAX_PAUSE_MS from now. */")
 	w("export const COOLDOWN_KEY = ", q(cooldown.StorageKey), ";")

@@ -469,7 +469,7 @@ function formatLine(fields: readonly LineField[], v: object): string {
   return s + "\n";
 }
 
-/** Option is a "name=value" line: in the Attributes frame, an attribute as the page gave it (the DOMStringMap's name: ttlMs, …), data-scope as one scope= line per prefix the shim resolved against the page, and the page's origin as pageOrigin=; in the Options frame, an option in force, as guard.ParseAttributes normalized it, then the scope again. */
+/** Option is a "name=value" line: in the Attributes frame, an attribute as the page gave it (the DOMStringMap's name: ttlMs, …), data-scope as one scope= line per prefix the shim resolved against the page, the page's origin as pageOrigin=, and navigation=reload when the page is a reload (F5); in the Options frame, an option in force, as guard.ParseAttributes normalized it, then the scope again. */
 export interface Option {
   name: string;
   value: string;

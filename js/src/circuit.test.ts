@@ -12,6 +12,7 @@ import { createApi } from "./api.js";
 import { readGoOptions, readOptions } from "./config.js";
 import { createGoPath } from "./gopath.js";
 import { GO_COUNTED, JS_COUNTED, type Metrics, noMetrics } from "./metrics.gen.js";
+import { SCOUT_KEY } from "./policy.gen.js";
 
 const base = "http://app.test/page";
 
@@ -333,6 +334,31 @@ test("half-open after a reload: requests wait for Go, which sends one probe", as
   await until(() => sent.length === 3); // the waiters go again once the probe is answered
   for (const s of sent.slice(1)) s.answer(new Response("x"));
   await Promise.all(ps);
+});
+
+test("an open circuit stored with its scouting (SCOUT_KEY): requests wait for Go, which picks the scout; without it they are answered open at once", async () => {
+  for (const scouting of [true, false]) {
+    const storage = new MemoryStorage();
+    const t = Date.now();
+    storage.setItem("gateway_circuit_v1", `{"until":${t + 60_000},"httpStatus":502,"halfOpenUntil":${t + 660_000}}`);
+    if (scouting) storage.setItem(SCOUT_KEY, `${t + 60_000} 0 !k0`);
+    let start!: () => void;
+    const { gc, engine, sent } = await facade({ begin: () => ({ kind: Kind.Send, probe: 1 }) }, {}, new Promise<void>((r) => (start = r)), storage);
+    let settled = false;
+    const p = gc.fetch("/api/healthy").then((r) => ((settled = true), r));
+    await new Promise((r) => setTimeout(r, 10));
+    assert.equal(settled, !scouting, scouting ? "it waits for Go" : "answered at once");
+    start();
+    if (scouting) {
+      await until(() => sent.length === 1);
+      assert.ok(engine.calls.some((c) => c.startsWith("begin")), engine.calls.join(", "));
+      sent[0]!.answer(new Response("ok"));
+      assert.equal((await p).status, 200);
+    } else {
+      assert.equal((await p).status, 503);
+      assert.equal(sent.length, 0);
+    }
+  }
 });
 
 test("pauses are visible: blocking() and the subscribers say what, until when, and who asked", async () => {

@@ -30,7 +30,7 @@ import { type GateView, gateView, ownInit, readCall } from "./request.js";
 import { synthetic } from "./responses.js";
 import { inScope } from "./scope.js";
 import { StateMirror } from "./state.js";
-import { KEYED_METHODS, TIMEOUT_STATUS } from "./policy.gen.js";
+import { KEYED_METHODS, SCOUT_KEY, TIMEOUT_STATUS } from "./policy.gen.js";
 import { parked } from "./wait.js";
 import { type CircuitState, type StorageLike, readPauses, readRaw, writeRaw } from "./storage.js";
 import type { Metrics, ModuleStatus } from "./types.js";
@@ -48,6 +48,8 @@ export interface Environment {
    * when the facade was made).
    */
   loadedAt?: number;
+  /** The page is a reload of the one before it (F5), by the browser's navigation timing: Go sends no scout then. */
+  reload?: boolean;
   /** Starts the engine: loads the engine's file and the wasm (script.ts); tests pass a fake one. */
   start: (attributes: string) => Promise<Started>;
   /** What blocks requests changed here: the other instances sharing the storage are told (frames.ts). */
@@ -219,13 +221,15 @@ export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAt
   }
 
   /** The gate: loading, or the wasm is gone. */
-  function gated(req: GateView, input: RequestInfo | URL, init: RequestInit | undefined): Promise<Response> {
+  function gated(req: GateView, input: RequestInfo | URL, init: RequestInit | undefined, mayHold = true): Promise<Response> {
     if (mirror.get() && !mirror.armed()) read();
     const d = gate.decide(req.url, mirror.get(), now());
     switch (d.kind) {
       case "pass":
         return passThrough(input, init);
       case "open":
+        // The stored open period may still send its scout (Go decides which key): wait for Go.
+        if (mayHold && status === "loading" && readRaw(storage, SCOUT_KEY) !== null) return holdUntilReady(req, input, init, "scout");
         core.counts.shortCircuited++;
         return local(Promise.resolve(synthetic("open", d.state.until, d.state.httpStatus, now())));
       case "cooldown":
@@ -237,7 +241,7 @@ export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAt
     // ledger knows it), and, half-open, every request, so that Go sends one
     // probe and not every query of the page.
     if (status === "loading" && (d.kind === "hold" || (o.idempotency && KEYED_METHODS.includes(req.method)))) {
-      return holdUntilReady(req, input, init, d.kind === "hold");
+      return holdUntilReady(req, input, init, d.kind === "hold" ? "probe" : "key");
     }
     return direct(req, input, init);
   }
@@ -321,14 +325,15 @@ export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAt
     if (core.deadlines.hanging(now(), options.timeoutMs) && !read()) arm(TIMEOUT_STATUS, options.timeoutMs);
   }
 
-  /** Holds a request until the wasm runs (at most HOLD_MS), then sends it through Go, or as it is. */
-  function holdUntilReady(req: GateView, input: RequestInfo | URL, init: RequestInit | undefined, probing: boolean): Promise<Response> {
+  /** Holds a request until the wasm runs (at most HOLD_MS), then sends it through Go, or as the gate or as it is. */
+  function holdUntilReady(req: GateView, input: RequestInfo | URL, init: RequestInit | undefined, why: "probe" | "key" | "scout"): Promise<Response> {
     return parked(req.signal, ready, HOLD_MS).then(() => {
       if (status === "ready") return guardedFetch(input, init);
+      if (why === "scout") return gated(req, input, init, false);
       if (!warnedHold) {
         warnedHold = true;
         console.warn(
-          `[gatewaycircuit] the wasm was not ready within ${HOLD_MS} ms: ${probing ? "requests were sent without a half-open probe" : "a mutation was sent without an Idempotency-Key"}`,
+          `[gatewaycircuit] the wasm was not ready within ${HOLD_MS} ms: ${why === "probe" ? "requests were sent without a half-open probe" : "a mutation was sent without an Idempotency-Key"}`,
         );
       }
       return direct(req, input, init);
@@ -386,7 +391,7 @@ export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAt
     return m;
   }
 
-  const ready: Promise<void> = env.start(attributesText(data, o, originOf(env.baseUrl()))).then(
+  const ready: Promise<void> = env.start(attributesText(data, o, originOf(env.baseUrl()), env.reload)).then(
     ({ engine: e, options: frame, createGoPath, readGoOptions }) => {
       const go = readGoOptions(frame, o);
       options = freeze(go.options);

@@ -138,13 +138,14 @@ export function readOptions(
  * The Attributes frame for Go: the attributes as given, with data-scope
  * replaced by its resolved prefixes, and the page's origin.
  */
-export function attributesText(data: DataAttributes, o: ResolvedOptions, pageOrigin = ""): string {
+export function attributesText(data: DataAttributes, o: ResolvedOptions, pageOrigin = "", reload = false): string {
   const lines: Option[] = [];
   for (const [name, value] of Object.entries(data)) {
     if (name !== "scope" && name !== "wasm" && typeof value === "string") lines.push({ name, value });
   }
   for (const value of o.scope) lines.push({ name: "scope", value });
   if (pageOrigin) lines.push({ name: "pageOrigin", value: pageOrigin });
+  if (reload) lines.push({ name: "navigation", value: "reload" });
   return writeAttributesFrame(lines);
 }
 

@@ -42,6 +42,7 @@ if (tag && !g[Symbol.for("gatewaycircuit.facade")] && tag.early.api.status === "
       now: () => Math.floor(timeOrigin + clock.now()),
       changed: () => tellFrames(window),
       loadedAt: Math.floor(timeOrigin),
+      reload: (clock.getEntriesByType?.("navigation")[0] as PerformanceNavigationTiming | undefined)?.type === "reload",
       start: (attributes) => {
         if (!wasmUrl) return Promise.reject(new Error("no wasm configured"));
         return (eager ? Promise.resolve() : afterLoad()).then(() => {

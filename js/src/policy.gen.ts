@@ -98,6 +98,8 @@ export const SETTINGS: readonly Setting[] = [TTL_MS, MAX_TTL_MS, TRIP_STATUSES, 
 export const STORAGE_KEY = "gateway_circuit_v1";
 export const MAX_PAYLOAD_LEN = 1024;
 export const MAX_STRIKES = 16;
+/** Present while the stored circuit's open period may still send its scout (circuit.ScoutKey): until Go runs, in-scope requests wait for it. */
+export const SCOUT_KEY = "gateway_circuit_v1_scout";
 
 /** The stored 429 pauses (cooldown.Restore): a Pauses frame (abi.gen.ts) under COOLDOWN_KEY; a line with more strikes is skipped; a pause is clamped to MAX_PAUSE_MS from now. */
 export const COOLDOWN_KEY = "gateway_cooldown_v1";
