@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { test } from "node:test";
 
 /** The lines js/src may have (counted as `wc -l` counts them). The goal is 1,800. */
-const BUDGET = 3909; // Go says which calls carry a key and reads the caller's own; the metrics and the typed calls are generated; an init is made an object literal once, where the call enters (3,988 → 3,846); +17 to read Retry-After strictly, as Go reads it (Date.parse read an asctime date as local time); +5 for connectQueryClient's probe to be the query that failed last (one upstream down kept the healthy ones failed); +41 for a long-lived signal not to gather a listener and a flight per call (1.6 KB each in Chromium), while a caller that holds the answer or its body can still abort it
+const BUDGET = 3869; // Go says which calls carry a key and reads the caller's own; the metrics and the typed calls are generated; an init is made an object literal once, where the call enters (3,988 → 3,846); +17 to read Retry-After strictly, as Go reads it (Date.parse read an asctime date as local time); +5 for connectQueryClient's probe to be the query that failed last (one upstream down kept the healthy ones failed); +41 for a long-lived signal not to gather a listener and a flight per call (1.6 KB each in Chromium), while a caller that holds the answer or its body can still abort it; one storage wrapper for Go's three imports, one home per helper and type (3,909 → 3,869)
 
 test("js/src stays within its line budget", () => {
   const files = readdirSync("js/src").filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts") && !f.endsWith(".gen.ts"));

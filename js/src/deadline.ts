@@ -28,11 +28,6 @@ export function timeoutOf(init: RequestInit | undefined, fallback: number): numb
   return Math.min(Math.ceil(ms), MAX_DELAY_MS);
 }
 
-/** What the callers of a request past its deadline get, as fetch's own for AbortSignal.timeout. */
-export function timeoutError(ms: number): DOMException {
-  return new DOMException(`gatewayCircuit: no answer from the gateway within ${ms} ms`, "TimeoutError");
-}
-
 /** One request's deadline: its signal aborts at the deadline, or when the signal it follows does. */
 export class Deadline {
   timedOut = false;
@@ -51,10 +46,10 @@ export class Deadline {
     if (follow) follows(this.ctl, follow);
   }
 
-  /** The deadline passed unanswered (the owner's timer). */
+  /** The deadline passed unanswered (the owner's timer): the callers get a TimeoutError, as fetch's own for AbortSignal.timeout. */
   expire(): void {
     this.timedOut = true;
-    this.ctl.abort(timeoutError(this.ms));
+    this.ctl.abort(new DOMException(`gatewayCircuit: no answer from the gateway within ${this.ms} ms`, "TimeoutError"));
   }
 
   /**

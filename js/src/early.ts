@@ -31,7 +31,7 @@ import { MAX_RETRY_DELAY_MS, createRetry } from "./query.js";
 import { isRequest, methodOf } from "./request.js";
 import { synthetic } from "./responses.js";
 import { inScope, scopePrefixes } from "./scope.js";
-import { report } from "./state.js";
+import { tell } from "./state.js";
 import { type StorageLike, type StoredCircuit, toStored, writeRaw } from "./storage.js";
 import type { Blocking, GatewayCircuit, Listener } from "./types.js";
 
@@ -84,13 +84,7 @@ export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | nu
   function write(s: StoredCircuit | null) {
     writeRaw(storage, s && toStored(s)); // the facade's gate reports storage that throws
     const b = blocking();
-    for (const l of [...listeners.keys()]) {
-      try {
-        l(b.circuit && { ...b.circuit }, b);
-      } catch (e) {
-        report(e);
-      }
-    }
+    for (const l of [...listeners.keys()]) tell(l, b.circuit && { ...b.circuit }, b);
   }
 
   /** Without the facade: the plain fetch, but a stored circuit or pause still answers in scope, as in the facade's fallback. */

@@ -69,7 +69,6 @@ export function createFetchJSON(fetchFn: typeof fetch): FetchJSON {
   return async (input, init) => {
     const res = await fetchFn(input, init);
     if (!res.ok) throw await toGatewayError(res);
-    if (res.status === 204) return null;
     const text = await res.text();
     return text === "" ? null : JSON.parse(text);
   };
