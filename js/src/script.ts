@@ -18,12 +18,6 @@ import { type Early, FACADE_WAIT_MS, createEarly } from "./early.js";
 import { sessionStorageOf } from "./storage.js";
 import type { GatewayCircuit } from "./types.js";
 
-declare global {
-  interface Window {
-    gatewayCircuit: GatewayCircuit;
-  }
-}
-
 /** The facade's file name (content-hashed), set at build time: it sits beside this file. */
 declare const GATEWAY_CIRCUIT_FACADE: string;
 
