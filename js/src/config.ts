@@ -114,10 +114,7 @@ export function readOptions(
   base: string,
   scriptSrc?: string,
 ): { options: ResolvedOptions; problems: string[] } {
-  const problems: string[] = [];
-  const scope = resolveScope(data.scope, base);
-  problems.push(...scope.problems);
-
+  const { prefixes: scope, problems } = resolveScope(data.scope, base);
   let wasmUrl: string | null = null;
   const wasm = data.wasm ?? (scriptSrc ? scriptSrc.replace(/\.js(?=$|[?#])/, ".wasm") : undefined);
   if (wasm) {
@@ -131,7 +128,7 @@ export function readOptions(
   }
 
   const options = typed(readSettings(data, SETTINGS)) as Options;
-  return { options: { wasmUrl, scope: scope.prefixes, ...options }, problems };
+  return { options: { wasmUrl, scope, ...options }, problems };
 }
 
 /**

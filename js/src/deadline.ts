@@ -28,16 +28,11 @@ export function timeoutOf(init: RequestInit | undefined, fallback: number): numb
   return Math.min(Math.ceil(ms), MAX_DELAY_MS);
 }
 
-/** What the callers of a request past its deadline get, as fetch's own for AbortSignal.timeout. */
-export function timeoutError(ms: number): DOMException {
-  return new DOMException(`gatewayCircuit: no answer from the gateway within ${ms} ms`, "TimeoutError");
-}
-
 /** One request's deadline: its signal aborts at the deadline, or when the signal it follows does. */
 export class Deadline {
   timedOut = false;
-  readonly signal: AbortSignal;
   private readonly ctl = new AbortController();
+  readonly signal = this.ctl.signal;
 
   constructor(
     private readonly owner: Deadlines,
@@ -47,14 +42,15 @@ export class Deadline {
     /** When it expires, on the timer's clock (performance.now). */
     readonly expires: number,
   ) {
-    this.signal = this.ctl.signal;
-    if (follow) follows(this.ctl, follow);
+    // As flights.ts's callers, while the body streams too. Not AbortSignal.any: WebKitGTK 2.50's does not follow an AbortSignal.timeout.
+    if (follow?.aborted) this.ctl.abort(abortReason(follow));
+    else follow?.addEventListener("abort", () => this.ctl.abort(abortReason(follow)), { once: true });
   }
 
-  /** The deadline passed unanswered (the owner's timer). */
+  /** The deadline passed unanswered (the owner's timer): the callers get a TimeoutError, as fetch's own for AbortSignal.timeout. */
   expire(): void {
     this.timedOut = true;
-    this.ctl.abort(timeoutError(this.ms));
+    this.ctl.abort(new DOMException(`gatewayCircuit: no answer from the gateway within ${this.ms} ms`, "TimeoutError"));
   }
 
   /**
@@ -71,15 +67,6 @@ export class Deadline {
     expired.catch(noop);
     return Promise.race([p, expired]);
   }
-}
-
-/**
- * `ctl` aborts when `s` does, with its reason, while the body streams too (as
- * flights.ts's callers). Not AbortSignal.any: WebKitGTK 2.50's does not follow an AbortSignal.timeout.
- */
-function follows(ctl: AbortController, s: AbortSignal): void {
-  if (s.aborted) ctl.abort(abortReason(s));
-  else s.addEventListener("abort", () => ctl.abort(abortReason(s)), { once: true });
 }
 
 /**

@@ -1,7 +1,5 @@
-// window.gatewayCircuit before the facade's file has run: the tag's file
-// (script.ts) must be small, because it blocks the first paint, so the
-// facade, the pre-ready gate and the policies come in a second file, loaded
-// at once without blocking. Until it runs, this stands in, reading the
+// window.gatewayCircuit before the facade's file has run (script.ts says why
+// it is a second file). Until it runs, this stands in, reading the
 // attributes and storage by the table Go publishes (config.ts, gate.ts,
 // storage.ts over policy.gen.ts), as the facade does:
 //
@@ -16,12 +14,11 @@
 //   Go's Arm does; clear() is done again by the facade. The rest waits for
 //   the facade or answers as an idle module.
 //
-// When the facade arrives it takes over (adopt): it becomes the decider
-// behind the one API object (api.ts), so the object apps hold stays the same.
-// If its file cannot load, or has not run within FACADE_WAIT_MS, calls go to
-// the plain fetch through the stored state (a stored circuit or pause still
-// answers with the synthetic 503; status "fallback", one console.warn) and
-// the page keeps working.
+// When the facade arrives it takes over (adopt) behind the one API object
+// (api.ts). If its file cannot load, or has not run within FACADE_WAIT_MS,
+// calls go to the plain fetch through the stored state (a stored circuit or
+// pause still answers with the synthetic 503; status "fallback", one
+// console.warn) and the page keeps working.
 
 import { type Decider, createApi } from "./api.js";
 import { noMetrics } from "./metrics.gen.js";
@@ -31,7 +28,7 @@ import { MAX_RETRY_DELAY_MS, createRetry } from "./query.js";
 import { isRequest, methodOf } from "./request.js";
 import { synthetic } from "./responses.js";
 import { inScope, scopePrefixes } from "./scope.js";
-import { report } from "./state.js";
+import { tell } from "./state.js";
 import { type StorageLike, type StoredCircuit, toStored, writeRaw } from "./storage.js";
 import type { Blocking, GatewayCircuit, Listener } from "./types.js";
 
@@ -84,13 +81,7 @@ export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | nu
   function write(s: StoredCircuit | null) {
     writeRaw(storage, s && toStored(s)); // the facade's gate reports storage that throws
     const b = blocking();
-    for (const l of [...listeners.keys()]) {
-      try {
-        l(b.circuit && { ...b.circuit }, b);
-      } catch (e) {
-        report(e);
-      }
-    }
+    for (const l of [...listeners.keys()]) tell(l, b.circuit && { ...b.circuit }, b);
   }
 
   /** Without the facade: the plain fetch, but a stored circuit or pause still answers in scope, as in the facade's fallback. */

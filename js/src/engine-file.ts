@@ -1,7 +1,7 @@
 // The engine's file: dist/gateway-circuit-engine.<hash>.js, beside the tag's
-// file, which loads it without blocking the page (script.ts): Go's
-// wasm_exec.js, the wasm loader and the Go path. It only registers itself;
-// the tag's file hands it the wasm's response and takes the running engine.
+// file; the facade's file loads it without blocking the page (facade-file.ts):
+// Go's wasm_exec.js, the wasm loader and the Go path. It only registers itself;
+// the facade's file hands it the compiling wasm and takes the running engine.
 
 import "./goruntime.js"; // first: it records the page's globals before wasm_exec.js runs
 import "../../build/wasm_exec.js";

@@ -14,14 +14,8 @@ import { type GoRuntime, newGo, runGo } from "./goruntime.js";
 import { goStorage } from "./gostorage.js";
 import { sessionStorageOf } from "./storage.js";
 
-/** The decision for one request (gc_begin): its Kind and flags, and out (BeginOut). */
-export type Answer = NonNullable<ReturnType<Engine["begin"]>>;
-
 /** What to do with a network answer (gc_finish): its flags, and out (FinishOut). */
 export type Outcome = ReturnType<Engine["finish"]>;
-
-/** A keyed mutation registered (gc_idem_begin): an Idem decision and the Key frame, or a Code and its message. */
-export type Submission = ReturnType<Engine["idemBegin"]>;
 
 /** The calls into Go (separate from loading, so the tests can fake it). */
 export type Engine = Omit<ReturnType<typeof bind>, "configure" | "text">;

@@ -79,21 +79,16 @@ if (tag && !g[Symbol.for("gatewaycircuit.facade")] && tag.early.api.status === "
   addEventListener("pagehide", () => facade.hide());
 }
 
-/** Adds the engine's file as an async script (with the tag's nonce and Trusted Types policy, for a strict CSP) and resolves once it ran. */
-function loadEngineFile(url: string, priority: string, { nonce, scriptUrl }: Tag): Promise<EngineFile> {
+/** Adds the engine's file as an async script (tag.addScript) and resolves once it ran. */
+function loadEngineFile(url: string, priority: string, tag: Tag): Promise<EngineFile> {
   return new Promise((resolve, reject) => {
-    const s = document.createElement("script");
-    s.src = scriptUrl(url);
-    s.async = true;
-    if (priority !== "auto") s.setAttribute("fetchpriority", priority);
-    if (nonce) s.nonce = nonce;
+    const s = tag.addScript(url, priority);
     s.onload = () => {
       const f = g[Symbol.for("gatewaycircuit.engine")] as EngineFile | undefined;
       if (f) resolve(f);
       else reject(new Error(`${url} is not the engine's file`));
     };
     s.onerror = () => reject(new Error(`${url} did not load`));
-    (document.head ?? document.documentElement).append(s);
   });
 }
 

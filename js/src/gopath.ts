@@ -99,12 +99,10 @@ export function createGoPath(
         return local(Promise.resolve(synthetic("cooldown", a.untilMs, 429, now())));
       case Kind.Negative:
         return local(Promise.resolve(synthetic("negative", a.untilMs, a.status, now())));
-      case Kind.Stale:
-        return local(
-          Promise.resolve(
-            core.copies.answer(a.copyId, a.copyAgeMs, a.copyStoredAtMs) ?? synthetic("open", a.untilMs || now(), a.status || 503, now()),
-          ),
-        );
+      case Kind.Stale: {
+        const copy = core.copies.answer(a.copyId, a.copyAgeMs, a.copyStoredAtMs);
+        return local(Promise.resolve(copy ?? synthetic("open", a.untilMs || now(), a.status || 503, now())));
+      }
       case Kind.Cached: {
         // The key keeps answering empty: its last answer, said to be cached.
         const cached = core.copies.answer(a.copyId, a.copyAgeMs, a.copyStoredAtMs, "cached");

@@ -18,40 +18,25 @@ const decoder = new TextDecoder();
  */
 export function goStorage(memory: () => WebAssembly.Memory, storage: () => StorageLike | null): Imports {
   const text = (at: number, n: number) => decoder.decode(new Uint8Array(memory().buffer, at, n));
+  /** `f`'s result over the storage (0 when it returns none); Unavailable when there is none or it throws (Quota when `set` found it full). */
+  const use = (f: (s: StorageLike) => number | void, set = false): number => {
+    try {
+      const s = storage();
+      return s ? (f(s) ?? 0) : StorageResult.Unavailable;
+    } catch (e) {
+      return set && /quota/i.test(`${(e as Error)?.name} ${(e as Error)?.message}`) ? StorageResult.Quota : StorageResult.Unavailable;
+    }
+  };
   return {
-    storage_get(key, keyLen, dst, dstCap) {
-      let v: string | null;
-      try {
-        const s = storage();
-        if (!s) return StorageResult.Unavailable;
-        v = s.getItem(text(key, keyLen));
-      } catch {
-        return StorageResult.Unavailable;
-      }
-      if (typeof v !== "string") return StorageResult.Missing;
-      const { read, written } = encoder.encodeInto(v, new Uint8Array(memory().buffer, dst, dstCap));
-      // Cut short: Go calls again with room for all of it.
-      return read === v.length ? written : encoder.encode(v).length;
-    },
-    storage_set(key, keyLen, value, valueLen) {
-      try {
-        const s = storage();
-        if (!s) return StorageResult.Unavailable;
-        s.setItem(text(key, keyLen), text(value, valueLen));
-        return 0;
-      } catch (e) {
-        return /quota/i.test(`${(e as Error)?.name} ${(e as Error)?.message}`) ? StorageResult.Quota : StorageResult.Unavailable;
-      }
-    },
-    storage_remove(key, keyLen) {
-      try {
-        const s = storage();
-        if (!s) return StorageResult.Unavailable;
-        s.removeItem(text(key, keyLen));
-        return 0;
-      } catch {
-        return StorageResult.Unavailable;
-      }
-    },
+    storage_get: (key, keyLen, dst, dstCap) =>
+      use((s) => {
+        const v = s.getItem(text(key, keyLen));
+        if (typeof v !== "string") return StorageResult.Missing;
+        const { read, written } = encoder.encodeInto(v, new Uint8Array(memory().buffer, dst, dstCap));
+        // Cut short: Go calls again with room for all of it.
+        return read === v.length ? written : encoder.encode(v).length;
+      }),
+    storage_set: (key, keyLen, value, valueLen) => use((s) => s.setItem(text(key, keyLen), text(value, valueLen)), true),
+    storage_remove: (key, keyLen) => use((s) => s.removeItem(text(key, keyLen))),
   };
 }

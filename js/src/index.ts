@@ -33,27 +33,21 @@ export function getGatewayCircuit(): GatewayCircuit {
   return missing;
 }
 
-const live = getGatewayCircuit;
-const blocking = () => live().blocking();
-
-const fetchJSON = createFetchJSON((input, init) => live().fetch(input, init));
+const api = createApi(getGatewayCircuit);
+const fetchJSON = createFetchJSON(api.fetch);
 
 /**
  * window.gatewayCircuit, looked up at each call; methods can be passed around
- * unbound. Its TanStack helpers are built here over live().fetch: the same
- * errors and retry rule whichever instance answers (set over the API object's
- * own, not passed into it, to keep the tag's file small).
+ * unbound. Its TanStack helpers are built here over the instance's fetch,
+ * blocking() and status: the same errors and retry rule whichever instance
+ * answers (set over the API object's own, not passed into it, to keep the
+ * tag's file small).
  */
-export const gatewayCircuit: GatewayCircuit = Object.assign(createApi(live), {
+export const gatewayCircuit: GatewayCircuit = Object.assign(api, {
   fetchJSON,
   queryFn: createQueryFn(fetchJSON),
-  retry: createRetry(3, {
-    blocking,
-    get status() {
-      return live().status;
-    },
-  }),
-  retryDelay: createRetryDelay(blocking),
+  retry: createRetry(3, api),
+  retryDelay: createRetryDelay(api.blocking),
 });
 
 /**

@@ -62,14 +62,12 @@ export function retryAfterOf(header: string | null, now: number): number | null 
   return Math.min(Math.max(0, date.getTime() + Date.parse(`1970-01-01T${g.time}Z`) - now), Number.MAX_SAFE_INTEGER);
 }
 
-/** `T` is the caller's expectation of the JSON (unchecked, like `res.json() as T`). */
-export type FetchJSON = <T = unknown>(input: RequestInfo | URL, init?: RequestInit) => Promise<T>;
+export type FetchJSON = GatewayCircuit["fetchJSON"];
 
 export function createFetchJSON(fetchFn: typeof fetch): FetchJSON {
   return async (input, init) => {
     const res = await fetchFn(input, init);
     if (!res.ok) throw await toGatewayError(res);
-    if (res.status === 204) return null;
     const text = await res.text();
     return text === "" ? null : JSON.parse(text);
   };

@@ -17,9 +17,7 @@ const OPTION_DEFAULTS = {
   keepalive: "false",
 } as const;
 
-type Option = keyof typeof OPTION_DEFAULTS;
-
-const OPTIONS = /* @__PURE__ */ Object.keys(OPTION_DEFAULTS) as Option[];
+const OPTIONS = /* @__PURE__ */ Object.keys(OPTION_DEFAULTS) as (keyof typeof OPTION_DEFAULTS)[];
 
 export interface Described {
   /** The absolute URL fetch will request. */

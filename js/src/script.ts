@@ -18,12 +18,6 @@ import { type Early, FACADE_WAIT_MS, createEarly } from "./early.js";
 import { sessionStorageOf } from "./storage.js";
 import type { GatewayCircuit } from "./types.js";
 
-declare global {
-  interface Window {
-    gatewayCircuit: GatewayCircuit;
-  }
-}
-
 /** The facade's file name (content-hashed), set at build time: it sits beside this file. */
 declare const GATEWAY_CIRCUIT_FACADE: string;
 
@@ -33,24 +27,29 @@ export interface Tag {
   data: Record<string, string | undefined>;
   /** The tag's src, or its data-src resolved against the page when inline (URLs in data-* are resolved against the page; the other files sit beside this one). */
   src: string;
-  nonce: string;
   early: Early;
   nativeFetch: typeof fetch;
-  /** The URL of a file to load as a script, through the Trusted Types policy when the page enforces them. */
-  scriptUrl: (url: string) => string;
+  /** Adds an async script for `url` (fetchpriority `priority` unless "auto") with the tag's nonce, for a strict CSP. */
+  addScript: (url: string, priority: string) => HTMLScriptElement;
 }
 
 /**
- * Script URLs through a Trusted Types policy named "gatewaycircuit" (a page
- * that enforces Trusted Types must allow that name in its CSP's
- * trusted-types directive). Without Trusted Types, the URL itself. Throws
- * when the page refuses the policy.
+ * Tag.addScript. Its URLs go through a Trusted Types policy named
+ * "gatewaycircuit" (a page that enforces Trusted Types must allow that name
+ * in its CSP's trusted-types directive). Throws when the page refuses the policy.
  */
-function scriptUrls(): (url: string) => string {
+function scriptAdder(nonce: string): Tag["addScript"] {
   const tt = (globalThis as { trustedTypes?: { createPolicy(name: string, rules: { createScriptURL(u: string): string }): { createScriptURL(u: string): string } } }).trustedTypes;
-  if (!tt) return (u) => u;
-  const policy = tt.createPolicy("gatewaycircuit", { createScriptURL: (u) => u });
-  return (u) => policy.createScriptURL(u);
+  const policy = tt?.createPolicy("gatewaycircuit", { createScriptURL: (u) => u });
+  return (url, priority) => {
+    const s = document.createElement("script");
+    s.src = policy ? policy.createScriptURL(url) : url;
+    s.async = true;
+    if (priority !== "auto") s.setAttribute("fetchpriority", priority);
+    if (nonce) s.nonce = nonce;
+    (document.head ?? document.documentElement).append(s);
+    return s;
+  };
 }
 
 const g = globalThis as unknown as { gatewayCircuit?: GatewayCircuit } & Record<symbol, unknown>;
@@ -71,16 +70,11 @@ if (g.gatewayCircuit) {
   try {
     const src = script?.src || new URL(data.src ?? "", document.baseURI).href;
     url = new URL(url, src).href;
-    const tag: Tag = { data, src, nonce: script?.nonce ?? "", early, nativeFetch, scriptUrl: scriptUrls() };
+    const tag: Tag = { data, src, early, nativeFetch, addScript: scriptAdder(script?.nonce ?? "") };
     g[Symbol.for("gatewaycircuit.tag")] = tag;
-    const s = document.createElement("script");
-    s.src = tag.scriptUrl(url);
-    s.async = true;
-    s.setAttribute("fetchpriority", "high");
-    if (tag.nonce) s.nonce = tag.nonce;
+    const s = tag.addScript(url, "high");
     s.onerror = () => early.fail(new Error(`${url} did not load`));
     s.onload = () => early.fail(new Error(`${url} is not the facade's file`)); // unless it ran and took over
-    (document.head ?? document.documentElement).append(s);
     setTimeout(() => early.fail(new Error(`${url} did not run within ${FACADE_WAIT_MS} ms`)), FACADE_WAIT_MS);
   } catch (e) {
     // Trusted Types refused the policy or the URL, data-src is not a URL, or the page has no document to add to.

@@ -5,19 +5,14 @@
 import type { CircuitState, Pause } from "./storage.js";
 import type { Blocking, Listener } from "./types.js";
 
-/** A listener's error must not stop the others, nor vanish. */
-export function report(e: unknown): void {
-  setTimeout(() => {
-    throw e;
-  });
-}
-
-/** Calls a listener; its error is reported. */
+/** Calls a listener. Its error must not stop the others, nor vanish: it is thrown again in a task of its own. */
 export function tell<A extends unknown[]>(listener: (...args: A) => void, ...args: A): void {
   try {
     listener(...args);
   } catch (e) {
-    report(e);
+    setTimeout(() => {
+      throw e;
+    });
   }
 }
 

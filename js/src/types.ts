@@ -110,7 +110,7 @@ export interface GatewayCircuit {
   retryDelay(failureCount: number, error: unknown): number;
   isGatewayError(e: unknown): e is GatewayHttpError;
   isCircuitOpenError(e: unknown): e is GatewayHttpError & { circuitOpen: true };
-  /** A mutation refused before the network (ledger full, body too large, bad key). */
+  /** A mutation refused before the network: the app's own Idempotency-Key is malformed. */
   isIdempotencyError(e: unknown): e is GatewayIdempotencyError;
   /** The options in force, after data-* parsing. */
   readonly options: Readonly<ResolvedOptions>;

@@ -15,11 +15,9 @@ export function parked(signal: AbortSignal | undefined, released: Promise<unknow
       else resolve();
     };
     const onAbort = () => end(true);
-    const timer = ms === undefined ? undefined : setTimeout(() => end(false), ms);
+    const done = () => end(false);
+    const timer = ms === undefined ? undefined : setTimeout(done, ms);
     signal?.addEventListener("abort", onAbort, { once: true });
-    released?.then(
-      () => end(false),
-      () => end(false),
-    );
+    released?.then(done, done);
   });
 }

@@ -2,8 +2,13 @@
 // a browser or a wasm: each test says what Go would decide.
 
 import { DEFAULT_UNEVENTFUL, Kind, Quiet } from "../src/abi.gen.js";
-import type { Answer, Engine, Outcome, Submission } from "../src/engine.js";
+import type { Engine, Outcome } from "../src/engine.js";
 import { KEYED_METHODS } from "../src/policy.gen.js";
+
+/** The decision for one request (gc_begin): its Kind and flags, and out (BeginOut). */
+type Answer = NonNullable<ReturnType<Engine["begin"]>>;
+/** A keyed mutation registered (gc_idem_begin): an Idem decision and the Key frame, or a Code and its message. */
+type Submission = ReturnType<Engine["idemBegin"]>;
 
 export interface Script {
   quiet?: number;
