@@ -26,7 +26,7 @@ import { Gate, armed } from "./gate.js";
 import type { Facade, GoPath } from "./gopath.js";
 import { statusOf } from "./network.js";
 import { createFetchJSON, createRetry, createRetryDelay } from "./query.js";
-import { type GateView, gateView, ownInit, readCall } from "./request.js";
+import { type Described, ownInit, readCall } from "./request.js";
 import { synthetic } from "./responses.js";
 import { inScope } from "./scope.js";
 import { StateMirror } from "./state.js";
@@ -216,12 +216,12 @@ export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAt
       if (viaGo) return viaGo;
     }
     // A call fetch rejects, or with an aborted signal: nothing is decided.
-    const req = readCall(gateView, input, init, env.baseUrl());
+    const req = readCall(input, init, env.baseUrl());
     return req ? gated(req, input, init) : passThrough(input, init);
   }
 
   /** The gate: loading, or the wasm is gone. */
-  function gated(req: GateView, input: RequestInfo | URL, init: RequestInit | undefined, mayHold = true): Promise<Response> {
+  function gated(req: Described, input: RequestInfo | URL, init: RequestInit | undefined, mayHold = true): Promise<Response> {
     if (mirror.get() && !mirror.armed()) read();
     const d = gate.decide(req.url, mirror.get(), now());
     switch (d.kind) {
@@ -247,7 +247,7 @@ export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAt
   }
 
   /** An in-scope request sent as it is (Go is not deciding), within its deadline; Go learns how it went once it runs. */
-  function direct(req: GateView, input: RequestInfo | URL, init: RequestInit | undefined): Promise<Response> {
+  function direct(req: Described, input: RequestInfo | URL, init: RequestInit | undefined): Promise<Response> {
     core.counts.network++;
     const sentAt = now();
     const deadline = core.deadlines.start(sentAt, core.timeoutOf(init), req.signal);
@@ -263,7 +263,7 @@ export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAt
    * blocked already); Go, when it runs, judges every such answer with its
    * whole rule. One past its deadline failed as a 504.
    */
-  function learnLater(req: GateView, p: Promise<Response>, sentAt: number, timedOut: () => boolean, answeredAt = () => 0) {
+  function learnLater(req: Described, p: Promise<Response>, sentAt: number, timedOut: () => boolean, answeredAt = () => 0) {
     const learn = (st: number, ra: string, finalUrl: string) => {
       const at = answeredAt() || now();
       const observe = (e: Engine) => e.observe(at, sentAt, at, st, req.method, req.url, ra, finalUrl);
@@ -297,7 +297,7 @@ export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAt
     for (const call of sent) {
       const { input, init, answer } = call;
       core.counts.calls++;
-      const req = readCall(gateView, input, init, env.baseUrl());
+      const req = readCall(input, init, env.baseUrl());
       if (!req || !inScope(req.url, o.scope)) {
         core.counts.passedThrough++;
         continue;
@@ -326,7 +326,7 @@ export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAt
   }
 
   /** Holds a request until the wasm runs (at most HOLD_MS), then sends it through Go, or as the gate or as it is. */
-  function holdUntilReady(req: GateView, input: RequestInfo | URL, init: RequestInit | undefined, why: "probe" | "key" | "scout"): Promise<Response> {
+  function holdUntilReady(req: Described, input: RequestInfo | URL, init: RequestInit | undefined, why: "probe" | "key" | "scout"): Promise<Response> {
     return parked(req.signal, ready, HOLD_MS).then(() => {
       if (status === "ready") return guardedFetch(input, init);
       if (why === "scout") return gated(req, input, init, false);

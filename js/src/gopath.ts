@@ -8,7 +8,7 @@ import { initWithin } from "./deadline.js";
 import { Flight, FlightTable, type Joinable, noop } from "./flights.js";
 import { sendMutation } from "./mutations.js";
 import { type Core, type Plan, quietAnswer, send, sendShared, statusOf } from "./network.js";
-import { type Described, describe, readCall } from "./request.js";
+import { type Described, readCall } from "./request.js";
 import { Copies, synthetic } from "./responses.js";
 import { inScope } from "./scope.js";
 import { parked } from "./wait.js";
@@ -188,7 +188,7 @@ export function createGoPath(
     /** Go's answer for a fetch call; null to fall to the gate (Go is gone, or its copy is). */
     fetch(input: RequestInfo | URL, init: RequestInit | undefined): Promise<Response> | null {
       // A call fetch rejects, or with an aborted signal: nothing is decided.
-      const req = readCall(describe, input, init, facade.baseUrl());
+      const req = readCall(input, init, facade.baseUrl());
       return req ? decide(req, input, init) : passThrough(input, init);
     },
     /** Logout: copies, pending keys and in-flight sharing are dropped. */

@@ -32,9 +32,9 @@ test("what fetch would reject throws here (the facade then hands it to fetch)", 
 
 test("readCall: null for what fetch must take as it is (it rejects it, or the signal is aborted)", () => {
   const aborted = AbortSignal.abort();
-  assert.equal(readCall(describe, "/api/x", { headers: { a: "b\nc" } }, base), null);
-  assert.equal(readCall(describe, "/api/x", { signal: aborted }, base), null);
-  assert.equal(readCall(describe, "/api/x", undefined, base)?.url, "http://app.test/api/x");
+  assert.equal(readCall("/api/x", { headers: { a: "b\nc" } }, base), null);
+  assert.equal(readCall("/api/x", { signal: aborted }, base), null);
+  assert.equal(readCall("/api/x", undefined, base)?.url, "http://app.test/api/x");
 });
 
 test("bodies: a Request's body needs a clone per send; a stream in init can go once", () => {

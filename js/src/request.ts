@@ -67,20 +67,15 @@ function plainPathUrl(path: string, base: string): string | null {
 }
 
 /**
- * Reads a fetch call with `view` (gateView or describe); null when fetch must
- * take the call as it is: fetch rejects it with its own error (a bad header,
- * a URL that does not parse, a throwing toString), or its signal is already
- * aborted (nothing may go out for it, and nothing is decided).
+ * Reads a fetch call (describe); null when fetch must take the call as it
+ * is: fetch rejects it with its own error (a bad header, a URL that does not
+ * parse, a throwing toString), or its signal is already aborted (nothing may
+ * go out for it, and nothing is decided).
  */
-export function readCall<T extends { signal: AbortSignal | undefined }>(
-  view: (input: RequestInfo | URL, init: RequestInit | undefined, base: string) => T,
-  input: RequestInfo | URL,
-  init: RequestInit | undefined,
-  base: string,
-): T | null {
-  let req: T;
+export function readCall(input: RequestInfo | URL, init: RequestInit | undefined, base: string): Described | null {
+  let req: Described;
   try {
-    req = view(input, init, base);
+    req = describe(input, init, base);
   } catch {
     return null;
   }
@@ -114,10 +109,6 @@ export function describe(input: RequestInfo | URL, init: RequestInit | undefined
   const requestBody = req !== null && (body === undefined || body === null) && req.body !== null;
   return { url, method, headers, signal, plain: false, oneShotBody, requestBody };
 }
-
-/** What the pre-ready gate reads of a fetch call: describe()'s, as it throws where fetch would. */
-export type GateView = Pick<Described, "url" | "method" | "signal">;
-export const gateView: (input: RequestInfo | URL, init: RequestInit | undefined, base: string) => GateView = describe;
 
 /** init has no member but (maybe) a signal: what fetch reads, inherited members included. */
 function onlySignal(init: RequestInit): boolean {
