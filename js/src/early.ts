@@ -23,7 +23,7 @@
 import { type Decider, createApi } from "./api.js";
 import { noMetrics } from "./metrics.gen.js";
 import { type DataAttributes, readCircuitTimes } from "./config.js";
-import { armed, serviceOf, storedBlocking } from "./gate.js";
+import { armed, blockingAt, readStored, serviceOf } from "./gate.js";
 import { MAX_RETRY_DELAY_MS, createRetry } from "./query.js";
 import { isRequest, methodOf } from "./request.js";
 import { synthetic } from "./responses.js";
@@ -71,7 +71,7 @@ export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | nu
   const handover: Handover = { sent: [], clear: false, forget: false };
   const rule = readCircuitTimes(data);
   const scope = scopePrefixes(data.scope, base);
-  const blocking = (): Blocking => storedBlocking(storage, Date.now(), rule.maxTtlMs);
+  const blocking = (now = Date.now()): Blocking => blockingAt(readStored(storage, now, rule.maxTtlMs), now);
 
   /** The facade, or null once its file failed: then the plain fetch. */
   const later = <T>(f: (g: Decider) => T | Promise<T>, plain: () => T | Promise<T>) =>
@@ -93,7 +93,7 @@ export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | nu
       // fetch rejects it with its own error
     }
     const now = Date.now();
-    const { circuit, pauses } = blocking();
+    const { circuit, pauses } = blocking(now);
     if (inScope(url, scope)) {
       if (circuit) return Promise.resolve(synthetic("open", circuit.until, circuit.httpStatus, now));
       const service = serviceOf(url, scope);
