@@ -110,13 +110,6 @@ export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAt
   let status: ModuleStatus = "loading";
   let lastError: Error | null = null;
   let options = freeze(o);
-  const retry = createRetry(3, {
-    blocking,
-    get status() {
-      return status;
-    },
-  });
-  const retryDelay = createRetryDelay(blocking, now);
   let warnedHold = false;
 
   const mirror = new StateMirror(now, () => read(), env.changed);
@@ -410,7 +403,7 @@ export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAt
   );
   ready.catch(noop); // a rejection is for those who await it, not an unhandledrejection
 
-  return {
+  const facade: Omit<Circuit, "retry"> = {
     fetch: publicFetch,
     read,
     arm,
@@ -427,15 +420,13 @@ export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAt
     },
     metrics,
     diagnostics: () => ({
-      status,
       wasmMemoryBytes: call((e) => e.memoryBytes()) ?? 0,
       listeners: mirror.size,
       flights: path?.flights ?? 0,
       staleCopies: path?.copies ?? 0,
     }),
     fetchJSON: createFetchJSON(publicFetch),
-    retry,
-    retryDelay,
+    retryDelay: createRetryDelay(blocking, now),
     get options() {
       return options;
     },
@@ -443,6 +434,7 @@ export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAt
     takeOver,
     hide,
   };
+  return Object.assign(facade, { retry: createRetry(3, facade) });
 }
 
 function freeze(o: ResolvedOptions): Readonly<ResolvedOptions> {

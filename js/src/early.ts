@@ -160,7 +160,7 @@ export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | nu
       return failed;
     },
     metrics: () => ({ ...noMetrics(), calls: handover.sent.length, network: handover.sent.length }),
-    diagnostics: () => ({ status: standIn.status, wasmMemoryBytes: 0, listeners: listeners.size, flights: 0, staleCopies: 0 }),
+    diagnostics: () => ({ listeners: listeners.size }),
     retry: createRetry(), // the facade's rule: nothing is judged yet
     retryDelay: (failureCount) => Math.min(1000 * 2 ** failureCount, MAX_RETRY_DELAY_MS), // TanStack's own until the facade runs
     options: undefined as unknown as Decider["options"], // the facade reads them: until it runs, none

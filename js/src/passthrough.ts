@@ -33,7 +33,7 @@ export function createPassthrough(reason: Error): GatewayCircuit {
     status: "fallback" as const,
     error: reason,
     metrics: noMetrics,
-    diagnostics: () => ({ status: "fallback" as const, wasmMemoryBytes: 0, listeners: 0, flights: 0, staleCopies: 0 }),
+    diagnostics: () => ({}),
     fetchJSON: createFetchJSON(plainFetch),
     // Nothing blocks: a 502/503/504 is retried with backoff, as TanStack would.
     retry: createRetry(3, { blocking: nothing, status: "fallback" }),
