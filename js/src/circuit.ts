@@ -19,7 +19,7 @@ import { Flag, Quiet } from "./abi.gen.js";
 import type { Decider } from "./api.js";
 import { GO_COUNTED, JS_COUNTED, noMetrics } from "./metrics.gen.js";
 import { type DataAttributes, type ResolvedOptions, attributesText, type readGoOptions } from "./config.js";
-import { Deadlines, initWithin, timeoutOf, within } from "./deadline.js";
+import { Deadlines, initWithin, noop, timeoutOf, within } from "./deadline.js";
 import type { EarlyCall } from "./early.js";
 import type { Engine } from "./engine.js";
 import { Gate, armed } from "./gate.js";
@@ -63,8 +63,6 @@ export interface Started {
   createGoPath: (engine: Engine, facade: Facade, o: Readonly<ResolvedOptions>, again: typeof fetch) => GoPath;
   readGoOptions: typeof readGoOptions;
 }
-
-const noop = () => {};
 
 function originOf(url: string): string {
   try {

@@ -8,8 +8,8 @@
 
 import type { CircuitTimes, EarlyRule } from "./config.js";
 import { inScope } from "./scope.js";
+import { COOLDOWN_KEY } from "./policy.gen.js";
 import {
-  COOLDOWN_KEY,
   type CircuitState,
   type Pause,
   type StorageLike,
