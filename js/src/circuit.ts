@@ -22,7 +22,7 @@ import { type DataAttributes, type ResolvedOptions, attributesText, type readGoO
 import { Deadlines, initWithin, noop, timeoutOf, within } from "./deadline.js";
 import type { EarlyCall } from "./early.js";
 import type { Engine } from "./engine.js";
-import { Gate, armed } from "./gate.js";
+import { Gate, armed, blockingAt } from "./gate.js";
 import type { Facade, GoPath } from "./gopath.js";
 import { statusOf } from "./network.js";
 import { createFetchJSON, createRetry, createRetryDelay } from "./query.js";
@@ -118,7 +118,7 @@ export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAt
 
   /** The mirror from what the gate read (before Go runs, and in fallback). */
   function syncFromGate() {
-    const b = gate.blocking(now());
+    const b = blockingAt(gate, now());
     mirror.set(b.circuit, b.halfOpen, b.pauses);
   }
 

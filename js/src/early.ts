@@ -79,7 +79,7 @@ export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | nu
 
   /** Stores the circuit (null clears it) and tells the subscribers. */
   function write(s: StoredCircuit | null) {
-    writeRaw(storage, s && toStored(s)); // the facade's gate reports storage that throws
+    writeRaw(storage, s && toStored(s));
     const b = blocking();
     for (const l of [...listeners.keys()]) tell(l, b.circuit && { ...b.circuit }, b);
   }

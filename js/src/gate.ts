@@ -120,11 +120,6 @@ export class Gate implements Stored {
     return true;
   }
 
-  /** What blocks requests at `now`, as the gate holds it. */
-  blocking(now: number): Blocking {
-    return blockingAt(this, now);
-  }
-
   /** The user's retry without Go: the pauses the module chose end (in this page). */
   clearChosen(): void {
     this.pauses = this.pauses.filter((p) => p.serverAsked);
