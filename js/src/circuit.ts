@@ -297,9 +297,8 @@ export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAt
       // Sent at some time since the page started; it cannot be aborted from
       // here, but past its deadline it counts as failed (and as in flight when the page goes away).
       const deadline = core.deadlines.start(loadedAt, core.timeoutOf(init));
-      const answeredAt = () => call.answeredAt;
-      if (deadline) learnLater(req, within(deadline.race(answer), deadline, now), loadedAt, () => deadline.timedOut, answeredAt);
-      else learnLater(req, answer, loadedAt, () => false, answeredAt);
+      const p = deadline ? within(deadline.race(answer), deadline, now) : answer;
+      learnLater(req, p, loadedAt, () => deadline?.timedOut ?? false, () => call.answeredAt);
     }
   }
 
