@@ -8,10 +8,13 @@
 import { isCircuitOpenError, isGatewayError, isIdempotencyError } from "./brand.js";
 import { type FetchJSON, createQueryFn } from "./query.js";
 import { isHttpStatus } from "./storage.js";
-import type { GatewayCircuit } from "./types.js";
+import type { Diagnostics, GatewayCircuit } from "./types.js";
 
 /** What a phase decides: the public API but for what is the same in every phase (the guards, queryFn over fetchJSON). */
-export type Decider = Omit<GatewayCircuit, "queryFn" | "isGatewayError" | "isCircuitOpenError" | "isIdempotencyError">;
+export type Decider = Omit<GatewayCircuit, "queryFn" | "isGatewayError" | "isCircuitOpenError" | "isIdempotencyError" | "diagnostics"> & {
+  /** What the phase has to show besides its status; what it leaves out is 0. */
+  diagnostics(): Partial<Omit<Diagnostics, "status">>;
+};
 
 /** The public object over the decider `current()` returns at each call. */
 export function createApi(current: () => Decider): GatewayCircuit {
@@ -37,7 +40,7 @@ export function createApi(current: () => Decider): GatewayCircuit {
       return current().error;
     },
     metrics: () => current().metrics(),
-    diagnostics: () => current().diagnostics(),
+    diagnostics: () => ({ status: current().status, wasmMemoryBytes: 0, listeners: 0, flights: 0, staleCopies: 0, ...current().diagnostics() }),
     fetchJSON,
     queryFn: createQueryFn(fetchJSON),
     retry: (failureCount, error) => current().retry(failureCount, error),

@@ -19,10 +19,10 @@ import { Flag, Quiet } from "./abi.gen.js";
 import type { Decider } from "./api.js";
 import { GO_COUNTED, JS_COUNTED, noMetrics } from "./metrics.gen.js";
 import { type DataAttributes, type ResolvedOptions, attributesText, type readGoOptions } from "./config.js";
-import { Deadlines, initWithin, timeoutOf, within } from "./deadline.js";
+import { Deadlines, initWithin, noop, timeoutOf, within } from "./deadline.js";
 import type { EarlyCall } from "./early.js";
 import type { Engine } from "./engine.js";
-import { Gate, armed } from "./gate.js";
+import { Gate, armed, blockingAt } from "./gate.js";
 import type { Facade, GoPath } from "./gopath.js";
 import { statusOf } from "./network.js";
 import { createFetchJSON, createRetry, createRetryDelay } from "./query.js";
@@ -63,8 +63,6 @@ export interface Started {
   createGoPath: (engine: Engine, facade: Facade, o: Readonly<ResolvedOptions>, again: typeof fetch) => GoPath;
   readGoOptions: typeof readGoOptions;
 }
-
-const noop = () => {};
 
 function originOf(url: string): string {
   try {
@@ -110,13 +108,6 @@ export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAt
   let status: ModuleStatus = "loading";
   let lastError: Error | null = null;
   let options = freeze(o);
-  const retry = createRetry(3, {
-    blocking,
-    get status() {
-      return status;
-    },
-  });
-  const retryDelay = createRetryDelay(blocking, now);
   let warnedHold = false;
 
   const mirror = new StateMirror(now, () => read(), env.changed);
@@ -127,7 +118,7 @@ export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAt
 
   /** The mirror from what the gate read (before Go runs, and in fallback). */
   function syncFromGate() {
-    const b = gate.blocking(now());
+    const b = blockingAt(gate, now());
     mirror.set(b.circuit, b.halfOpen, b.pauses);
   }
 
@@ -306,9 +297,8 @@ export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAt
       // Sent at some time since the page started; it cannot be aborted from
       // here, but past its deadline it counts as failed (and as in flight when the page goes away).
       const deadline = core.deadlines.start(loadedAt, core.timeoutOf(init));
-      const answeredAt = () => call.answeredAt;
-      if (deadline) learnLater(req, within(deadline.race(answer), deadline, now), loadedAt, () => deadline.timedOut, answeredAt);
-      else learnLater(req, answer, loadedAt, () => false, answeredAt);
+      const p = deadline ? within(deadline.race(answer), deadline, now) : answer;
+      learnLater(req, p, loadedAt, () => deadline?.timedOut ?? false, () => call.answeredAt);
     }
   }
 
@@ -410,7 +400,7 @@ export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAt
   );
   ready.catch(noop); // a rejection is for those who await it, not an unhandledrejection
 
-  return {
+  const facade: Omit<Circuit, "retry"> = {
     fetch: publicFetch,
     read,
     arm,
@@ -427,15 +417,13 @@ export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAt
     },
     metrics,
     diagnostics: () => ({
-      status,
       wasmMemoryBytes: call((e) => e.memoryBytes()) ?? 0,
       listeners: mirror.size,
       flights: path?.flights ?? 0,
       staleCopies: path?.copies ?? 0,
     }),
     fetchJSON: createFetchJSON(publicFetch),
-    retry,
-    retryDelay,
+    retryDelay: createRetryDelay(blocking, now),
     get options() {
       return options;
     },
@@ -443,6 +431,7 @@ export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAt
     takeOver,
     hide,
   };
+  return Object.assign(facade, { retry: createRetry(3, facade) });
 }
 
 function freeze(o: ResolvedOptions): Readonly<ResolvedOptions> {

@@ -170,4 +170,4 @@ function hold(timer: ReturnType<typeof setTimeout> | undefined, on: boolean): vo
   else t?.unref?.();
 }
 
-const noop = () => {};
+export const noop = () => {};

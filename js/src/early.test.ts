@@ -4,7 +4,7 @@ import { createGatewayCircuit } from "../test/facade-api.js";
 import { type DataAttributes, readOptions } from "./config.js";
 import { createEarly as createEarlyAt } from "./early.js";
 import { GatewayHttpError } from "./errors.js";
-import { COOLDOWN_KEY, STORAGE_KEY } from "./storage.js";
+import { COOLDOWN_KEY, STORAGE_KEY } from "./policy.gen.js";
 import type { GatewayCircuit, Listener } from "./types.js";
 
 function memoryStorage(entries: Record<string, string> = {}) {

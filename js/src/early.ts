@@ -23,7 +23,7 @@
 import { type Decider, createApi } from "./api.js";
 import { noMetrics } from "./metrics.gen.js";
 import { type DataAttributes, readCircuitTimes } from "./config.js";
-import { armed, serviceOf, storedBlocking } from "./gate.js";
+import { armed, blockingAt, readStored, serviceOf } from "./gate.js";
 import { MAX_RETRY_DELAY_MS, createRetry } from "./query.js";
 import { isRequest, methodOf } from "./request.js";
 import { synthetic } from "./responses.js";
@@ -71,7 +71,7 @@ export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | nu
   const handover: Handover = { sent: [], clear: false, forget: false };
   const rule = readCircuitTimes(data);
   const scope = scopePrefixes(data.scope, base);
-  const blocking = (): Blocking => storedBlocking(storage, Date.now(), rule.maxTtlMs);
+  const blocking = (now = Date.now()): Blocking => blockingAt(readStored(storage, now, rule.maxTtlMs), now);
 
   /** The facade, or null once its file failed: then the plain fetch. */
   const later = <T>(f: (g: Decider) => T | Promise<T>, plain: () => T | Promise<T>) =>
@@ -79,7 +79,7 @@ export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | nu
 
   /** Stores the circuit (null clears it) and tells the subscribers. */
   function write(s: StoredCircuit | null) {
-    writeRaw(storage, s && toStored(s)); // the facade's gate reports storage that throws
+    writeRaw(storage, s && toStored(s));
     const b = blocking();
     for (const l of [...listeners.keys()]) tell(l, b.circuit && { ...b.circuit }, b);
   }
@@ -93,7 +93,7 @@ export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | nu
       // fetch rejects it with its own error
     }
     const now = Date.now();
-    const { circuit, pauses } = blocking();
+    const { circuit, pauses } = blocking(now);
     if (inScope(url, scope)) {
       if (circuit) return Promise.resolve(synthetic("open", circuit.until, circuit.httpStatus, now));
       const service = serviceOf(url, scope);
@@ -160,7 +160,7 @@ export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | nu
       return failed;
     },
     metrics: () => ({ ...noMetrics(), calls: handover.sent.length, network: handover.sent.length }),
-    diagnostics: () => ({ status: standIn.status, wasmMemoryBytes: 0, listeners: listeners.size, flights: 0, staleCopies: 0 }),
+    diagnostics: () => ({ listeners: listeners.size }),
     retry: createRetry(), // the facade's rule: nothing is judged yet
     retryDelay: (failureCount) => Math.min(1000 * 2 ** failureCount, MAX_RETRY_DELAY_MS), // TanStack's own until the facade runs
     options: undefined as unknown as Decider["options"], // the facade reads them: until it runs, none

@@ -11,7 +11,8 @@ import { type DataAttributes, readOptions } from "./config.js";
 import type { EngineFile } from "./engine-file.js";
 import type { Tag } from "./script.js";
 import { RELOAD, storedStateChanged, tellFrames } from "./frames.js";
-import { COOLDOWN_KEY, STORAGE_KEY, sessionStorageOf } from "./storage.js";
+import { COOLDOWN_KEY, STORAGE_KEY } from "./policy.gen.js";
+import { sessionStorageOf } from "./storage.js";
 
 /** The engine's file name (content-hashed), set at build time: it sits beside this file. */
 declare const GATEWAY_CIRCUIT_ENGINE: string;

@@ -8,11 +8,10 @@
 
 import type { CircuitTimes, EarlyRule } from "./config.js";
 import { inScope } from "./scope.js";
+import { COOLDOWN_KEY } from "./policy.gen.js";
 import {
-  COOLDOWN_KEY,
   type CircuitState,
   type Pause,
-  type Phase,
   type StorageLike,
   type StoredCircuit,
   readPauses,
@@ -43,25 +42,47 @@ export function armed(rule: CircuitTimes, now: number, httpStatus: number, ttlMs
   return { until, httpStatus, strikes: 0, halfOpenUntil: until + rule.halfOpenMs };
 }
 
-/**
- * What is stored and blocks at `now`, read as Go reads it (the circuit clamped, half-open, the pauses). A deadline
- * beyond the maximum TTL is written back clamped, as Go writes it, so that two reads agree.
- */
-export function storedBlocking(storage: StorageLike | null, now: number, maxTtlMs: number): Blocking {
-  const r = restorePhase(readRaw(storage), now, maxTtlMs);
-  if (r.action === "rewrite" && r.stored) writeRaw(storage, toStored(r.stored));
-  const circuit = r.phase === "open" ? { until: r.stored!.until, httpStatus: r.stored!.httpStatus } : null;
-  return { circuit, halfOpen: r.phase === "halfOpen", pauses: readPauses(readRaw(storage, COOLDOWN_KEY), now) };
+/** What is stored, as read at one moment (readStored). */
+export interface Stored {
+  /** The circuit while open or half-open (the state before Go runs); null when closed. */
+  stored: StoredCircuit | null;
+  /** The 429 pauses. */
+  pauses: Pause[];
 }
 
-export class Gate {
-  /** The 429 pauses as last read from storage. */
+/**
+ * What is stored at `now`, read as Go reads it (the circuit clamped, half-open, the pauses). An entry Go would
+ * remove is removed, and a deadline beyond the maximum TTL written back clamped, as Go writes it, so that two
+ * reads agree.
+ */
+export function readStored(storage: StorageLike | null, now: number, maxTtlMs: number): Stored {
+  const r = restorePhase(readRaw(storage), now, maxTtlMs);
+  if (r.action === "remove" || r.action === "rewrite") writeRaw(storage, r.stored && toStored(r.stored));
+  return { stored: r.stored, pauses: readPauses(readRaw(storage, COOLDOWN_KEY), now) };
+}
+
+/**
+ * What blocks requests at `now`, in what was read, the circuit's state being `state`: armed until its
+ * `until`, then half-open while the outage is remembered.
+ */
+export function blockingAt(s: Stored, now: number, state: CircuitState | null = s.stored): Blocking {
+  const circuit = state && now < state.until ? { until: state.until, httpStatus: state.httpStatus } : null;
+  return { circuit, halfOpen: !circuit && now < (s.stored?.halfOpenUntil ?? 0), pauses: s.pauses.filter((p) => now < p.until) };
+}
+
+/** The decision for a request to `url` when `b` blocks: the open circuit, else a pause of its service. */
+export function decide(url: string, scope: readonly string[], b: Blocking): GateAnswer {
+  if (!inScope(url, scope)) return { kind: "pass" };
+  if (b.circuit) return { kind: "open", state: b.circuit };
+  const service = serviceOf(url, scope);
+  const p = b.pauses.find((p) => p.service === service);
+  if (p) return { kind: "cooldown", until: p.until };
+  return b.halfOpen ? { kind: "hold" } : { kind: "send" };
+}
+
+export class Gate implements Stored {
+  stored: StoredCircuit | null = null;
   pauses: Pause[] = [];
-  /** The circuit as last read from storage, when armed (the state before Go runs). */
-  stored: CircuitState | null = null;
-  /** The stored circuit's phase when it was read. */
-  phase: Phase = "closed";
-  private halfOpenUntil = 0;
   /** What the early rule stored last (armEarly), for Go to judge again; null when it stored nothing. */
   provisional: string | null = null;
 
@@ -75,25 +96,15 @@ export class Gate {
   }
 
   /** Reads the circuit and the pauses from storage (at start, when the page is restored from the back/forward cache, when another instance of the tab changed them). */
-  load(now: number): CircuitState | null {
-    this.pauses = readPauses(readRaw(this.storage, COOLDOWN_KEY), now);
-    const r = restorePhase(readRaw(this.storage), now, this.maxTtlMs);
-    if (r.action === "remove") writeRaw(this.storage, null);
-    if (r.action === "rewrite" && r.stored) writeRaw(this.storage, toStored(r.stored));
-    this.phase = r.phase;
-    this.halfOpenUntil = r.stored?.halfOpenUntil ?? 0;
-    this.stored = r.phase === "open" && r.stored ? { until: r.stored.until, httpStatus: r.stored.httpStatus } : null;
-    return this.stored;
+  load(now: number): void {
+    Object.assign(this, readStored(this.storage, now, this.maxTtlMs));
   }
 
   /** Stores the circuit Go's Arm would store (armed()), or clears it (null). */
-  write(s: StoredCircuit | null): CircuitState | null {
+  write(s: StoredCircuit | null): void {
     writeRaw(this.storage, s && toStored(s));
     this.provisional = null;
-    this.phase = s ? "open" : "closed";
-    this.halfOpenUntil = s?.halfOpenUntil ?? 0;
-    this.stored = s && { until: s.until, httpStatus: s.httpStatus };
-    return this.stored;
+    this.stored = s;
   }
 
   /**
@@ -109,36 +120,13 @@ export class Gate {
     return true;
   }
 
-  /** What blocks requests at `now`, as the gate holds it. */
-  blocking(now: number): Blocking {
-    const circuit = this.stored && now < this.stored.until ? { ...this.stored } : null;
-    return { circuit, halfOpen: this.halfOpen(circuit, now), pauses: this.pausesAt(now) };
-  }
-
-  /** Half-open at `now`: the TTL is over, the outage is remembered. */
-  halfOpen(state: CircuitState | null, now: number): boolean {
-    return this.phase !== "closed" && !(state && now < state.until) && now < this.halfOpenUntil;
-  }
-
   /** The user's retry without Go: the pauses the module chose end (in this page). */
   clearChosen(): void {
     this.pauses = this.pauses.filter((p) => p.serverAsked);
-    this.phase = "closed";
-  }
-
-  /** The pauses in force at now. */
-  pausesAt(now: number): Pause[] {
-    return this.pauses.filter((p) => now < p.until);
   }
 
   /** The decision for a request to `url`, given the circuit's state at `now`. */
   decide(url: string, state: CircuitState | null, now: number): GateAnswer {
-    if (!inScope(url, this.scope)) return { kind: "pass" };
-    if (state && now < state.until) return { kind: "open", state };
-    if (this.pauses.length > 0) {
-      const service = serviceOf(url, this.scope);
-      for (const p of this.pauses) if (p.service === service && now < p.until) return { kind: "cooldown", until: p.until };
-    }
-    return this.halfOpen(state, now) ? { kind: "hold" } : { kind: "send" };
+    return decide(url, this.scope, blockingAt(this, now, state));
   }
 }

@@ -6,6 +6,7 @@
 
 import { inertOptions } from "./config.js";
 import { type Decider, createApi } from "./api.js";
+import { armed } from "./gate.js";
 import { noMetrics } from "./metrics.gen.js";
 import { createFetchJSON, createRetry, createRetryDelay } from "./query.js";
 import type { GatewayCircuit } from "./types.js";
@@ -22,10 +23,7 @@ export function createPassthrough(reason: Error): GatewayCircuit {
     read: () => null,
     // Validated as in every phase (api.ts), so a bad call fails the same
     // way in tests that run without a browser; nothing is stored.
-    arm(httpStatus: number, ttlMs?: number) {
-      const ttl = ttlMs ?? options.ttlMs;
-      return { until: Date.now() + Math.min(Math.floor(ttl), options.maxTtlMs), httpStatus };
-    },
+    arm: (httpStatus, ttlMs) => ({ until: armed(options, Date.now(), httpStatus, ttlMs).until, httpStatus }),
     clear() {},
     blocking: nothing,
     forget() {},
@@ -35,10 +33,10 @@ export function createPassthrough(reason: Error): GatewayCircuit {
     status: "fallback" as const,
     error: reason,
     metrics: noMetrics,
-    diagnostics: () => ({ status: "fallback" as const, wasmMemoryBytes: 0, listeners: 0, flights: 0, staleCopies: 0 }),
+    diagnostics: () => ({}),
     fetchJSON: createFetchJSON(plainFetch),
     // Nothing blocks: a 502/503/504 is retried with backoff, as TanStack would.
-    retry: createRetry(3, { blocking: nothing, status: "fallback" }),
+    retry: createRetry(),
     retryDelay: createRetryDelay(nothing),
     options,
   };

@@ -16,8 +16,6 @@ import {
   TRIP_STATUSES,
 } from "./policy.gen.js";
 
-export { COOLDOWN_KEY, MAX_PAYLOAD_LEN, MAX_STRIKES, STORAGE_KEY };
-
 /** The circuit as stored: armed while `Date.now() < until`. */
 export interface CircuitState {
   /** Unix epoch milliseconds. */
@@ -65,7 +63,7 @@ function intField(o: Record<string, unknown>, k: string): number | null {
 
 export function isHttpStatus(n: unknown): n is number {
   const k = KINDS[TRIP_STATUSES.kind]!;
-  return typeof n === "number" && Number.isInteger(n) && n >= k.min && n <= k.max;
+  return Number.isInteger(n) && (n as number) >= k.min && (n as number) <= k.max;
 }
 
 /**
@@ -133,14 +131,12 @@ export function readRaw(s: StorageLike | null, key = STORAGE_KEY): string | null
   }
 }
 
-export function writeRaw(s: StorageLike | null, value: string | null): boolean {
-  if (!s) return false;
+export function writeRaw(s: StorageLike | null, value: string | null): void {
   try {
-    if (value === null) s.removeItem(STORAGE_KEY);
-    else s.setItem(STORAGE_KEY, value);
-    return true;
+    if (value === null) s?.removeItem(STORAGE_KEY);
+    else s?.setItem(STORAGE_KEY, value);
   } catch {
-    return false;
+    // full or blocked: keep working, as readRaw does
   }
 }
 
