@@ -587,6 +587,22 @@ test("deadline: before Go runs too, and Go learns the request failed as a 504", 
   assert.ok(engine.calls.some((c) => c.startsWith("observe GET http://app.test/api/hangs 504")), engine.calls.join(", "));
 });
 
+test("a call with no deadline (timeout: false) sent before Go runs is learnt from too: the early rule arms on its 502, and Go judges it", async () => {
+  let start!: () => void;
+  const storage = new MemoryStorage();
+  const { gc, engine, sent } = await facade({}, {}, new Promise<void>((r) => (start = r)), storage);
+  const p = gc.fetch("/api/x", { timeout: false } as RequestInit);
+  await until(() => sent.length === 1);
+  sent[0]!.answer(new Response("down", { status: 502 }));
+  assert.equal((await p).status, 502);
+  await until(() => gc.read() !== null);
+  assert.equal(gc.read()!.httpStatus, 502, "armed by the early rule");
+  start();
+  await gc.ready;
+  await until(() => engine.calls.some((c) => c.startsWith("observe")));
+  assert.ok(engine.calls.some((c) => c.startsWith("observe GET http://app.test/api/x 502")), engine.calls.join(", "));
+});
+
 test("F5 while the gateway hangs: the page arms the circuit for one deadline; not when the gateway answered meanwhile", async () => {
   let t = 10_000;
   const { gc, circuit, engine, sent } = await facade({ quiet: Quiet.Idle }, {}, undefined, null, () => t);

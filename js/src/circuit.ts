@@ -242,9 +242,8 @@ export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAt
     core.counts.network++;
     const sentAt = now();
     const deadline = core.deadlines.start(sentAt, core.timeoutOf(init), req.signal);
-    if (!deadline) return nativeFetch(input, init);
-    const p = within(nativeFetch(input, initWithin(input, init, deadline.signal)), deadline, now);
-    if (status === "loading") learnLater(req, p, sentAt, () => deadline.timedOut);
+    const p = deadline ? within(nativeFetch(input, initWithin(input, init, deadline.signal)), deadline, now) : nativeFetch(input, init);
+    if (status === "loading") learnLater(req, p, sentAt, () => deadline?.timedOut ?? false);
     return p;
   }
 
