@@ -16,6 +16,9 @@ import { createGatewayCircuit } from "./facade-api.js";
 import { readOptions } from "../src/config.js";
 import type { EngineFile } from "../src/engine-file.js";
 import { MARKER_HEADER } from "../src/query.js";
+import { SCOUT_KEY } from "../src/policy.gen.js";
+import type { StorageLike } from "../src/storage.js";
+import { MemoryStorage } from "./memory-storage.js";
 
 const base = "http://app.test/page";
 const wasm = WebAssembly.compile(readFileSync(process.env.GATEWAY_CIRCUIT_WASM ?? "dist/gateway-circuit.wasm"));
@@ -57,15 +60,15 @@ class FakeNetwork {
   }
 }
 
-/** The facade over the real engine, with attributes `attrs` and a clock the test moves. */
-async function boot(attrs: Record<string, string> = {}) {
+/** The facade over the real engine, with attributes `attrs` and a clock the test moves; a page of the tab whose storage is `storage` (a reload of the one before it when `reload`). */
+async function boot(attrs: Record<string, string> = {}, storage: StorageLike | null = null, reload = false) {
   const net = new FakeNetwork();
-  const clock = { now: 1_700_000_000_000 };
+  const clock = { now: storage ? Date.now() : 1_700_000_000_000 }; // Go loads the stored state at Date.now() (engine.ts)
   const data = { wasm: "/m.wasm", scope: "/api/", ...attrs };
   const { options } = readOptions(data, base);
   const gc = createGatewayCircuit(
     options,
-    { fetch: net.fetch, storage: null, baseUrl: () => base, now: () => clock.now, start: (a) => engineFile.start(wasm, a) },
+    { fetch: net.fetch, storage, reload, baseUrl: () => base, now: () => clock.now, start: (a) => engineFile.start(wasm, a) },
     data,
   );
   await gc.ready;
@@ -176,6 +179,31 @@ test("Scout: its failure ends the open period's scouting; the GET that waited fo
   assert.equal(net.sent.length, 2);
   assert.equal(gc.metrics().scouts, 1, "neither the waiter nor the new GET was sent as a second scout");
   assert.equal(gc.read()?.until, until);
+});
+
+test("Scout after a page load: Go stores the open period's scouting; a reload sends no scout, the next page's new GET is the scout and its success closes the circuit", async (t) => {
+  const storage = new MemoryStorage();
+  // Go reaches the page's sessionStorage itself (engine.ts), as in a browser.
+  Object.defineProperty(globalThis, "sessionStorage", { value: storage, configurable: true });
+  t.after(() => void Reflect.deleteProperty(globalThis, "sessionStorage"));
+  const first = await boot({}, storage);
+  const a = first.gc.fetch("/api/b/0", decided);
+  (await first.net.nth(1)).answer(new Response("", { status: 502 }));
+  assert.equal((await a).status, 502);
+  const record = storage.getItem(SCOUT_KEY);
+  assert.ok(record && !record.includes("/api/"), `stored scouting without the URL: ${record}`);
+  const reloaded = await boot({}, storage, true);
+  assert.equal(marker(await reloaded.gc.fetch("/api/a/0", decided)), "open", "F5: a new key is answered open");
+  assert.equal(reloaded.net.sent.length, 0);
+  assert.equal(storage.getItem(SCOUT_KEY), record, "the reload leaves the scouting for a later page");
+  const next = await boot({}, storage);
+  assert.equal(marker(await next.gc.fetch("/api/b/0", decided)), "open", "the key that failed is answered open");
+  const scout = next.gc.fetch("/api/a/0", decided);
+  (await sentFor(next.net, 1, scout)).answer(new Response("a0"));
+  assert.equal(await (await scout).text(), "a0");
+  assert.equal(next.gc.read(), null, "the scout's success withdrew the trip");
+  assert.equal(storage.getItem(SCOUT_KEY), null);
+  assert.equal(next.gc.metrics().scouts, 1);
 });
 
 test("Wait: half-open waiters wait for the probe, not on a timer: decisions stay ≤ 2 × waiters while it hangs", async () => {
