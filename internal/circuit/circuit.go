@@ -453,16 +453,10 @@ func (b *Breaker) Observe(nowMs int64, span Span, status int, retryAfterMs int64
 	if scout {
 		// Its answer is the period's one: a success withdraws the trip, a
 		// failure or no answer ends the scouting (its key seen from then on).
+		// Either way the period scouts no more: what is stored of it goes.
 		b.scout, b.scouted = 0, true
-	}
-	changed := b.observe(nowMs, span, phase, status, retryAfterMs, scout)
-	if scout {
 		b.saveScouts()
 	}
-	return changed
-}
-
-func (b *Breaker) observe(nowMs int64, span Span, phase Phase, status int, retryAfterMs int64, scout bool) bool {
 	switch {
 	case b.policy.Trips(status):
 		return b.failed(nowMs, span, phase, status, retryAfterMs)
@@ -500,10 +494,11 @@ func (b *Breaker) succeeded(nowMs int64, span Span, phase Phase, scout bool) boo
 }
 
 func (b *Breaker) failed(nowMs int64, span Span, phase Phase, status int, retryAfterMs int64) bool {
+	key := keyOf(span.Key)
 	switch phase {
 	case Open:
 		if b.ruled {
-			b.see(keyOf(span.Key), nowMs) // a straggler of the burst that armed it, or a failed scout
+			b.see(key, nowMs) // a straggler of the burst that armed it, or a failed scout
 			b.saveScouts()
 		}
 		return false
@@ -515,12 +510,12 @@ func (b *Breaker) failed(nowMs int64, span Span, phase Phase, status int, retryA
 	if b.runFailures == 0 || !b.within(nowMs, b.runStartMs) {
 		b.runStartMs, b.runFailures = nowMs, 0
 	}
-	if at, ok := b.partial.Peek(keyOf(span.Key)); ok && span.Key != "" && nowMs-at < b.policy.TTLMs && at-nowMs < b.policy.TTLMs {
+	if at, ok := b.partial.Peek(key); ok && key != "" && nowMs-at < b.policy.TTLMs && at-nowMs < b.policy.TTLMs {
 		return false // the same partial failure again: the app retrying what one upstream refuses
 	}
 	b.runFailures++
 	if span.Together(b.lastSuccess, b.policy.TripBurstMs) {
-		b.failedPartially(nowMs, keyOf(span.Key))
+		b.failedPartially(nowMs, key)
 		return false // partial failure: the gateway is answering
 	}
 	if b.runFailures < b.policy.TripMinFailures {
@@ -528,7 +523,7 @@ func (b *Breaker) failed(nowMs int64, span Span, phase Phase, status int, retryA
 	}
 	b.open(nowMs, status, b.ttl(status, retryAfterMs, b.policy.TTLMs), 0)
 	b.tripped, b.ruled = span, true
-	b.see(keyOf(span.Key), nowMs)
+	b.see(key, nowMs)
 	b.saveScouts()
 	return true
 }
