@@ -43,6 +43,25 @@ function watch(r: Response, release: () => void): void {
   if (unheld && bodyOf) Object.defineProperty(r, "body", { configurable: true, get });
 }
 
+/**
+ * What listens to each caller's signal: one listener per signal, however many
+ * calls share it. A listener per call made a long-lived signal gather one per
+ * call until the answers were collected, and addEventListener scans them all.
+ */
+const following = new WeakMap<AbortSignal, Set<() => void>>();
+
+/** Calls onAbort when `signal` aborts; returns what stops it. */
+function follow(signal: AbortSignal, onAbort: () => void): () => void {
+  let all = following.get(signal);
+  if (!all) {
+    const fresh = (all = new Set());
+    following.set(signal, fresh);
+    signal.addEventListener("abort", () => [...fresh].forEach((f) => f()), { once: true });
+  }
+  all.add(onAbort);
+  return () => void all.delete(onAbort);
+}
+
 interface Member {
   resolve(r: Response): void;
   reject(e: unknown): void;
@@ -81,11 +100,7 @@ export class Flight {
       const member: Member = { resolve, reject, stop: noop, watching: signal !== undefined };
       this.members.add(member);
       if (signal?.aborted) return this.left(member, signal); // its 'abort' event is gone
-      if (signal) {
-        const onAbort = () => this.left(member, signal);
-        signal.addEventListener("abort", onAbort, { once: true });
-        member.stop = () => signal.removeEventListener("abort", onAbort);
-      }
+      if (signal) member.stop = follow(signal, () => this.left(member, signal));
     });
   }
 
