@@ -24,15 +24,18 @@ export const CONCURRENCY = 6;
  * browser against gw, and samples memory every n/samples POSTs after forced
  * GCs. Returns {via, posts, warmAt, samples: [{posts, heap, backing, wasm, goRefs}], growth}.
  */
-export async function measure(browser, gw, { via, n, warm, samples = 10, sharedSignal = false }) {
+export async function measure(browser, gw, { via, n, warm, samples = 10, sharedSignal = false, wasmMissing = false }) {
   const context = await browser.newContext();
   try {
     await context.addInitScript(spyOnGo); // to count the JS values Go holds
+    // wasmMissing: the wasm cannot load, so the module runs as its fallback (the stored state honoured, nothing else).
+    if (wasmMissing) await context.route(/\.wasm$/, (route) => route.fulfill({ status: 404, body: "" }));
     const page = await context.newPage();
     const problems = [];
     page.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
     await page.goto(`${gw.url}/fault/page?scope=/fault/api/`);
-    if (via === "module") await page.waitForFunction(() => gatewayCircuit.status === "ready", null, { timeout: 15_000 });
+    const want = wasmMissing ? "fallback" : "ready";
+    if (via === "module") await page.waitForFunction((want) => gatewayCircuit.status === want, want, { timeout: 15_000 });
     const cdp = await context.newCDPSession(page);
     const read = async (posts) => {
       await cdp.send("HeapProfiler.collectGarbage");
@@ -42,7 +45,7 @@ export async function measure(browser, gw, { via, n, warm, samples = 10, sharedS
         const go = window.__go?.at(-1);
         return {
           wasm: go?._inst?.exports.mem.buffer.byteLength ?? 0,
-          goRefs: go ? go._values.length - go._idPool.length : 0,
+          goRefs: go?._values ? go._values.length - go._idPool.length : 0,
         };
       });
       return { posts, heap: u.usedSize, backing: u.backingStorageSize ?? 0, ...inPage };

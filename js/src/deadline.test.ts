@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { Deadlines } from "./deadline.js";
+import { Deadlines, within } from "./deadline.js";
+import { countedSignal } from "../test/counted-signal.js";
 
 const aborted = (s: AbortSignal) => new Promise((r) => s.addEventListener("abort", r, { once: true }));
 
@@ -32,4 +33,17 @@ test("deadlines share one timer, set for the earliest; each expires in its turn,
   assert.equal(first.timedOut, true);
   assert.equal(settled.timedOut, false);
   assert.equal(deadlines.size, 5, "the expired ones are in flight until their requests settle");
+});
+
+test("calls with a deadline sharing one long-lived signal add one abort listener to it; its abort still reaches every request", async () => {
+  const deadlines = new Deadlines();
+  const { ac, added } = countedSignal();
+  const all = Array.from({ length: 40 }, () => deadlines.start(0, 60_000, ac.signal)!);
+  // Half answered (their bodies may still stream), half failed without an answer.
+  await Promise.all(all.slice(0, 20).map((d) => within(Promise.resolve(new Response("streaming")), d, () => 1)));
+  await Promise.all(all.slice(20).map((d) => assert.rejects(within(Promise.reject(new TypeError("offline")), d, () => 1))));
+  assert.equal(added(), 1, "one listener for 40 calls");
+  ac.abort("unmounted");
+  assert.ok(all.slice(0, 20).every((d) => d.signal.aborted), "an abort still stops the bodies of the answered calls");
+  assert.ok(all.slice(20).every((d) => !d.signal.aborted), "the failed calls stopped following the signal");
 });

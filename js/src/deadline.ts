@@ -11,6 +11,7 @@
 // again into the hang.
 
 import { HANG_NOTICE_MS } from "./policy.gen.js";
+import { follow as followSignal, watch } from "./flights.js";
 import { abortReason, initFor } from "./request.js";
 import type { GatewayRequestInit } from "./types.js";
 
@@ -33,6 +34,8 @@ export class Deadline {
   timedOut = false;
   private readonly ctl = new AbortController();
   readonly signal = this.ctl.signal;
+  /** Stops following the caller's signal (a no-op without one). */
+  readonly stop: () => void = noop;
 
   constructor(
     private readonly owner: Deadlines,
@@ -42,9 +45,9 @@ export class Deadline {
     /** When it expires, on the timer's clock (performance.now). */
     readonly expires: number,
   ) {
-    // As flights.ts's callers, while the body streams too. Not AbortSignal.any: WebKitGTK 2.50's does not follow an AbortSignal.timeout.
+    // As flights.ts's callers, while the body streams too (within() stops). Not AbortSignal.any: WebKitGTK 2.50's does not follow an AbortSignal.timeout.
     if (follow?.aborted) this.ctl.abort(abortReason(follow));
-    else follow?.addEventListener("abort", () => this.ctl.abort(abortReason(follow)), { once: true });
+    else if (follow) this.stop = followSignal(follow, () => this.ctl.abort(abortReason(follow)));
   }
 
   /** The deadline passed unanswered (the owner's timer): the callers get a TimeoutError, as fetch's own for AbortSignal.timeout. */
@@ -79,14 +82,19 @@ export function initWithin(input: RequestInfo | URL, init: RequestInit | undefin
   return initFor(input, init, { signal });
 }
 
-/** `p` (a request sent with d's signal, or raced against it) settled through d: d ends; a rejection past the deadline is its TimeoutError. */
-export function within<T>(p: Promise<T>, d: Deadline, now: () => number): Promise<T> {
+/**
+ * `p` (a request sent with d's signal, or raced against it) settled through d: d ends; a rejection past the deadline
+ * is its TimeoutError. The caller's signal is followed while the caller can still read the answer, as flights.ts's.
+ */
+export function within(p: Promise<Response>, d: Deadline, now: () => number): Promise<Response> {
   return p.then(
     (res) => {
       d.end(true, now());
+      if (d.stop !== noop) watch(res, d.stop);
       return res;
     },
     (err: unknown) => {
+      d.stop();
       d.end(false, 0);
       throw d.timedOut ? d.signal.reason : err; // (WebKit rejects with an AbortError, not the reason)
     },

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { FlightTable } from "./flights.js";
+import { countedSignal } from "../test/counted-signal.js";
 
 const tick = () => new Promise((r) => setTimeout(r, 0));
 
@@ -84,16 +85,13 @@ test("a caller who joins with a signal already aborted is rejected at once, and 
 
 test("calls sharing one long-lived signal add one abort listener to it, and its abort still reaches each of them", async () => {
   const table = new FlightTable();
-  const ac = new AbortController();
-  let added = 0;
-  const add = ac.signal.addEventListener.bind(ac.signal);
-  ac.signal.addEventListener = (...args: Parameters<AbortSignal["addEventListener"]>) => void (added++, add(...args));
+  const { ac, added } = countedSignal();
   const flights = Array.from({ length: 50 }, (_, i) => table.open(`g${i}`, () => {}));
   const answered = flights.slice(0, 25).map((f) => f.add(ac.signal));
   const waiting = flights.slice(25).map((f) => f.add(ac.signal));
   flights.slice(0, 25).forEach((f) => f.resolve(new Response("streaming")));
   await Promise.all(answered);
-  assert.equal(added, 1, "one listener for 50 calls");
+  assert.equal(added(), 1, "one listener for 50 calls");
   ac.abort("unmounted");
   await Promise.all(waiting.map((p) => assert.rejects(p, (e) => e === "unmounted")));
   assert.ok(flights.every((f) => f.signal!.aborted), "every request is cancelled, those whose body streams too");

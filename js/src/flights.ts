@@ -28,7 +28,7 @@ const bodyOf = /* @__PURE__ */ (() => Object.getOwnPropertyDescriptor(Response.p
  * a TypeError). Made apart from where answers are handed out: a closure there
  * would hold them.
  */
-function watch(r: Response, release: () => void): void {
+export function watch(r: Response, release: () => void): void {
   let live = 1;
   const gone = () => void (--live === 0 && release());
   unheld?.register(r, gone);
@@ -51,7 +51,7 @@ function watch(r: Response, release: () => void): void {
 const following = new WeakMap<AbortSignal, Set<() => void>>();
 
 /** Calls onAbort when `signal` aborts; returns what stops it. */
-function follow(signal: AbortSignal, onAbort: () => void): () => void {
+export function follow(signal: AbortSignal, onAbort: () => void): () => void {
   let all = following.get(signal);
   if (!all) {
     const fresh = (all = new Set());
