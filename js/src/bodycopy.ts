@@ -87,14 +87,12 @@ export function copyAsRead(res: Response, limit: number, done: (body: ArrayBuffe
     { highWaterMark: 0 }, // a read only when the reader reads
   );
   unread?.register(body, () => end(null));
-  let out: Response;
   try {
-    out = new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
+    return dressed(new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers }), res);
   } catch {
     end(null); // a status or status text the constructor refuses: no copy, the answer as it came
     return res;
   }
-  return dressed(out, res);
 }
 
 /** The body-reading methods of a Response (bytes() where the engine has it). */

@@ -18,7 +18,6 @@ export interface EngineFile {
 
 takeGoGlobals();
 
-const file: EngineFile = {
+(globalThis as unknown as Record<symbol, EngineFile>)[Symbol.for("gatewaycircuit.engine")] = {
   start: (compiled, attributes) => loadEngine(compiled, attributes).then((r) => ({ ...r, createGoPath, readGoOptions })),
 };
-(globalThis as unknown as Record<symbol, EngineFile>)[Symbol.for("gatewaycircuit.engine")] = file;

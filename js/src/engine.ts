@@ -1,17 +1,15 @@
 // The boundary: loads the wasm and gives the rest of the shim typed calls
 // into Go. Every name, value and layout that crosses is generated from
-// internal/abi (abi.gen.ts), the typed calls too (bindCalls: how each
-// export's arguments are framed and its result read); this file gives them
-// Go's memory, and adds what is JS's. Strings cross as UTF-8 frames in a buffer in Go's
-// memory, which Go grows on demand (never cut). Nothing per request goes
-// through syscall/js; Go reaches sessionStorage through gostorage.ts.
+// internal/abi (abi.gen.ts), the typed calls too (bindCalls); this file gives
+// them Go's memory, and adds what is JS's. Nothing per request goes through
+// syscall/js; Go reaches sessionStorage through gostorage.ts.
 //
 // Go's memory can grow during any call: every view over it is taken after
 // the call that could grow it (mem() re-creates views over a detached buffer).
 
 import { bindCalls, type Exports, IMPORT_MODULE, Limit, Status } from "./abi.gen.js";
 import { type GoRuntime, newGo, runGo } from "./goruntime.js";
-import { goStorage } from "./gostorage.js";
+import { decoder, encoder, goStorage } from "./gostorage.js";
 import { sessionStorageOf } from "./storage.js";
 
 /** What to do with a network answer (gc_finish): its flags, and out (FinishOut). */
@@ -20,11 +18,8 @@ export type Outcome = ReturnType<Engine["finish"]>;
 /** The calls into Go (separate from loading, so the tests can fake it). */
 export type Engine = Omit<ReturnType<typeof bind>, "configure" | "text">;
 
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
-
 /** Thrown by put() for a frame over Limit.MaxFrame; the caller passes the request through. */
-export class FrameTooLarge extends Error {}
+class FrameTooLarge extends Error {}
 
 /**
  * Starts the wasm `compiled` (the tag's file fetched and compiled it, while

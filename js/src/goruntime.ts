@@ -12,8 +12,16 @@ const NAMES = ["Go", "process", "path"] as const;
 type Name = (typeof NAMES)[number];
 
 const g = globalThis as unknown as Record<Name, unknown>;
-const pageHad = new Map<Name, unknown>();
-for (const n of NAMES) if (n in g) pageHad.set(n, g[n]);
+/** The names the page holds now, with their values. */
+const present = () => new Map(NAMES.filter((n) => n in g).map((n) => [n, g[n]] as const));
+/** Sets each name `values` holds and deletes the others. */
+function restore(values: Map<Name, unknown>): void {
+  for (const n of NAMES) {
+    if (values.has(n)) g[n] = values.get(n);
+    else delete g[n];
+  }
+}
+const pageHad = present();
 
 export interface GoRuntime {
   importObject: WebAssembly.Imports;
@@ -26,12 +34,8 @@ let ours: Map<Name, unknown> | null = null;
 /** Call once, right after wasm_exec.js ran: takes its globals off the page. */
 export function takeGoGlobals(): void {
   if (ours) return;
-  ours = new Map();
-  for (const n of NAMES) {
-    ours.set(n, g[n]);
-    if (pageHad.has(n)) g[n] = pageHad.get(n);
-    else delete g[n];
-  }
+  ours = new Map(NAMES.map((n) => [n, g[n]] as const));
+  restore(pageHad);
 }
 
 /** A new Go runtime instance, or null when wasm_exec.js did not load. */
@@ -43,17 +47,11 @@ export function newGo(): GoRuntime | null {
 /** Runs go.run() with wasm_exec's globals in place, and takes them off again. */
 export function runGo(go: GoRuntime, instance: WebAssembly.Instance): Promise<void> {
   if (!ours) return go.run(instance);
-  const saved = new Map<Name, unknown>();
-  for (const [n, v] of ours) {
-    if (n in g) saved.set(n, g[n]);
-    g[n] = v;
-  }
+  const saved = present();
+  restore(ours);
   try {
     return go.run(instance);
   } finally {
-    for (const n of NAMES) {
-      if (saved.has(n)) g[n] = saved.get(n);
-      else delete g[n];
-    }
+    restore(saved);
   }
 }

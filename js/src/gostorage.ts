@@ -8,8 +8,8 @@
 import { type Imports, StorageResult } from "./abi.gen.js";
 import type { StorageLike } from "./storage.js";
 
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
+export const encoder = new TextEncoder();
+export const decoder = new TextDecoder();
 
 /**
  * The imports over the storage `storage()` returns (null: none, as in a

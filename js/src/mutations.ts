@@ -25,8 +25,7 @@ async function bodyBytes(input: RequestInfo | URL, init: RequestInit | undefined
       return null; // a body that cannot be read twice is sent as it is
     }
   }
-  if (typeof b === "string") return encoder.encode(b);
-  if (b instanceof URLSearchParams) return encoder.encode(b.toString());
+  if (typeof b === "string" || b instanceof URLSearchParams) return encoder.encode(String(b));
   if (b instanceof ArrayBuffer) return new Uint8Array(b);
   if (ArrayBuffer.isView(b)) return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
   if (typeof Blob !== "undefined" && b instanceof Blob) return new Uint8Array(await b.arrayBuffer());

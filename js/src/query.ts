@@ -76,9 +76,6 @@ export function createFetchJSON(fetchFn: typeof fetch): FetchJSON {
 /** TanStack's longest wait between retries; a server asking for more is not retried. */
 export const MAX_RETRY_DELAY_MS = 30_000;
 
-/** What the retry rule asks of the circuit: what blocks now, and whether Go runs (and so judged the answer). */
-export type RetryView = Pick<GatewayCircuit, "blocking" | "status">;
-
 /**
  * TanStack's `retry` option (the rule is the README's): what another try can
  * fix, never while the circuit is armed or half-open. Before Go runs (status
@@ -86,7 +83,7 @@ export type RetryView = Pick<GatewayCircuit, "blocking" | "status">;
  * as TanStack would: by then Go has, and the retry of an outage is answered
  * locally.
  */
-export function createRetry(maxRetries = 3, circuit?: RetryView) {
+export function createRetry(maxRetries = 3, circuit?: Pick<GatewayCircuit, "blocking" | "status">) {
   return (failureCount: number, error: unknown): boolean => {
     if (failureCount >= maxRetries) return false;
     if (isGatewayError(error)) {

@@ -60,11 +60,6 @@ export function isOutageError(e: unknown, tripStatuses: readonly number[] = DEFA
   return e.circuitOpen ? e.reason === "open" : tripStatuses.includes(e.status);
 }
 
-/** A query error the circuit or a pause caused, that another fetch may fix once they end. */
-function failedByGateway(e: unknown, tripStatuses: readonly number[]): boolean {
-  return isOutageError(e, tripStatuses) || (isGatewayError(e) && (e.circuitOpen || e.status === 429));
-}
-
 /**
  * Connects `client` to `circuit` (see the file's header). Call it once, where
  * the QueryClient is made; `disconnect()` undoes it.
@@ -76,8 +71,11 @@ export function connectQueryClient(
   const cache = client.getQueryCache();
   // The page's trip statuses (data-trip-statuses, as Go put them in force); the defaults until the facade runs.
   const trips = () => circuit.options?.tripStatuses ?? DEFAULT_TRIP_STATUSES;
-  const failed = (q: QueryLike) =>
-    q.isActive() && q.state.status === "error" && q.state.fetchStatus === "idle" && failedByGateway(q.state.error, trips());
+  /** An active query whose error the circuit or a pause caused: another fetch may fix it once they end. */
+  const failed = (q: QueryLike) => {
+    const { status, fetchStatus, error: e } = q.state;
+    return q.isActive() && status === "error" && fetchStatus === "idle" && (isOutageError(e, trips()) || (isGatewayError(e) && (e.circuitOpen || e.status === 429)));
+  };
   const blocks = (b: Blocking) => b.circuit !== null || b.pauses.length > 0;
   let blocked = blocks(circuit.blocking());
   let recovering: Promise<void> | null = null;
@@ -91,12 +89,11 @@ export function connectQueryClient(
     const all = cache.findAll().filter(failed);
     const first = all.reduce<QueryLike | undefined>((a, q) => (a && (a.state.errorUpdatedAt ?? 0) > (q.state.errorUpdatedAt ?? 0) ? a : q), undefined); // a tie: the later in the cache
     if (!first) return Promise.resolve();
-    const rest = all.filter((q) => q !== first);
     recovering = (async () => {
       try {
         await client.refetchQueries({ predicate: (q) => q === first });
         if (first.state.status !== "success") return;
-        await client.refetchQueries({ predicate: (q) => rest.includes(q) && failed(q) });
+        await client.refetchQueries({ predicate: (q) => q !== first && all.includes(q) && failed(q) });
       } finally {
         recovering = null;
       }

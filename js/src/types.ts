@@ -36,7 +36,6 @@ export interface Diagnostics {
   staleCopies: number;
 }
 
-
 /** fetch's init, and the module's one option of its own. */
 export interface GatewayRequestInit extends RequestInit {
   /**
@@ -93,12 +92,7 @@ export interface GatewayCircuit {
    * `T` is what the caller expects (like `res.json() as T`): nothing checks it.
    */
   fetchJSON<T = unknown>(input: RequestInfo | URL, init?: GatewayRequestInit): Promise<T>;
-  /**
-   * `queryFn: gatewayCircuit.queryFn<User>("/api/me")`: fetchJSON for TanStack.
-   * It leaves TanStack's AbortSignal alone (an unmount does not abort, and
-   * StrictMode's second mount joins the first request) unless
-   * `init.abortOnUnmount` is true.
-   */
+  /** `queryFn: gatewayCircuit.queryFn<User>("/api/me")`: fetchJSON for TanStack; an unmount aborts it only with `init.abortOnUnmount` (QueryFnInit). */
   queryFn<T = unknown>(input: RequestInfo | URL, init?: QueryFnInit): (ctx: { signal?: AbortSignal }) => Promise<T>;
   /**
    * TanStack's `retry`: a network error, a 5xx while the circuit is closed (a
