@@ -3,12 +3,13 @@ import { test } from "node:test";
 import attributeVectors from "../../internal/guard/testdata/attribute_vectors.json";
 import { attributesText, readGoOptions, readOptions } from "./config.js";
 import { requestUrl } from "./request.js";
-import { inScope, resolveScope } from "./scope.js";
+import { inScope } from "./scope.js";
 
 const base = "http://app.test:8080/portal/page";
 
 test("scope: paths resolve against the page, origins guard every path", () => {
-  const { prefixes, problems } = resolveScope(" /api/ , https://API.example.com ,v2/", base);
+  const { options, problems } = readOptions({ wasm: "/m.wasm", scope: " /api/ , https://API.example.com ,v2/" }, base);
+  const prefixes = options.scope;
   assert.deepEqual(prefixes, ["http://app.test:8080/api/", "https://api.example.com/", "http://app.test:8080/portal/v2/"]);
   assert.deepEqual(problems, []);
   assert.ok(inScope("http://app.test:8080/api/users?x=1", prefixes));
@@ -18,9 +19,9 @@ test("scope: paths resolve against the page, origins guard every path", () => {
 });
 
 test("scope: default is the page's origin; bad entries are named and ignored", () => {
-  assert.deepEqual(resolveScope(undefined, base).prefixes, ["http://app.test:8080/"]);
-  const r = resolveScope("ftp://x.test/, http://[bad", base);
-  assert.deepEqual(r.prefixes, ["http://app.test:8080/"]);
+  assert.deepEqual(readOptions({ wasm: "/m.wasm" }, base).options.scope, ["http://app.test:8080/"]);
+  const r = readOptions({ wasm: "/m.wasm", scope: "ftp://x.test/, http://[bad" }, base);
+  assert.deepEqual(r.options.scope, ["http://app.test:8080/"]);
   assert.equal(r.problems.length, 2);
   assert.match(r.problems[0]!, /data-scope/);
 });

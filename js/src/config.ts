@@ -22,7 +22,7 @@ import {
   TRIP_STATUSES,
   TTL_MS,
 } from "./policy.gen.js";
-import { resolveScope } from "./scope.js";
+import { scopePrefixes } from "./scope.js";
 
 function statusList(v: string): number[] {
   return v === "" ? [] : v.split(",").map(Number);
@@ -47,11 +47,8 @@ function checked(s: Setting, raw: string | undefined): string {
   return nums.every((n) => n !== null && n >= BigInt(k.min) && n <= BigInt(k.max)) ? nums.join(",") : s.def;
 }
 
-/**
- * The settings Go puts in force (ParseAttributes), as text by name. A
- * setting's cap (capBy) must be among `only`.
- */
-export function readSettings(data: DataAttributes, only: readonly Setting[]): Record<string, string> {
+/** The settings Go puts in force (ParseAttributes), as text by name. A setting's cap (capBy) must be among `only`. */
+function readSettings(data: DataAttributes, only: readonly Setting[]): Record<string, string> {
   const given = data as Record<string, string | undefined>;
   const values: Record<string, string> = {};
   for (const s of only) values[s.name] = checked(s, given[s.name]);
@@ -66,11 +63,8 @@ export function readSettings(data: DataAttributes, only: readonly Setting[]): Re
 export type CircuitTimes = Pick<Options, "ttlMs" | "maxTtlMs" | "halfOpenMs">;
 
 /**
- * The smallest part of Go's trip rule, for the answers that come before the
- * wasm runs: an in-scope trip status arms the stored circuit for the TTL
- * (capped) at once, when Go's rule would arm on one failure
- * (tripMinFailures 1). Go judges those answers again with its whole rule
- * when it runs.
+ * The smallest part of Go's trip rule, for the answers before the wasm runs: with tripMinFailures 1, an in-scope
+ * trip status arms the stored circuit at once, for the TTL (capped). Go judges those answers again when it runs.
  */
 export type EarlyRule = CircuitTimes & Pick<Options, "tripStatuses" | "tripMinFailures">;
 
@@ -109,14 +103,13 @@ export function inertOptions(): ResolvedOptions {
   return { wasmUrl: null, scope: [], ...(typed(readSettings(off, SETTINGS)) as Options) };
 }
 
-export function readOptions(
-  data: DataAttributes,
-  base: string,
-  scriptSrc?: string,
-): { options: ResolvedOptions; problems: string[] } {
-  const { prefixes: scope, problems } = resolveScope(data.scope, base);
+export function readOptions(data: DataAttributes, base: string, scriptSrc?: string): { options: ResolvedOptions; problems: string[] } {
+  const problems: string[] = [];
+  const scope = scopePrefixes(data.scope, base, (entry, u) => {
+    problems.push(`data-scope: ${JSON.stringify(entry)} is not ${u ? "http(s)" : "a URL or path"}; ignored`);
+  });
   let wasmUrl: string | null = null;
-  const wasm = data.wasm ?? (scriptSrc ? scriptSrc.replace(/\.js(?=$|[?#])/, ".wasm") : undefined);
+  const wasm = data.wasm ?? scriptSrc?.replace(/\.js(?=$|[?#])/, ".wasm");
   if (wasm) {
     try {
       wasmUrl = new URL(wasm, base).href;
@@ -126,15 +119,10 @@ export function readOptions(
   } else {
     problems.push("data-wasm is missing; running without the wasm");
   }
-
-  const options = typed(readSettings(data, SETTINGS)) as Options;
-  return { options: { wasmUrl, scope, ...options }, problems };
+  return { options: { wasmUrl, scope, ...(typed(readSettings(data, SETTINGS)) as Options) }, problems };
 }
 
-/**
- * The Attributes frame for Go: the attributes as given, with data-scope
- * replaced by its resolved prefixes, and the page's origin.
- */
+/** The Attributes frame for Go: the attributes as given, data-scope as its resolved prefixes, the page's origin, a reload. */
 export function attributesText(data: DataAttributes, o: ResolvedOptions, pageOrigin = "", reload = false): string {
   const lines: Option[] = [];
   for (const [name, value] of Object.entries(data)) {
@@ -147,10 +135,8 @@ export function attributesText(data: DataAttributes, o: ResolvedOptions, pageOri
 }
 
 /**
- * Go's Options frame over the JS view: each option Go names replaces the
- * one of the same name, read by its setting's kind (a switch is on unless
- * "off": "always" and "cross-origin" are on too); the scope and the wasm's
- * URL stay JS's.
+ * Go's Options frame over the JS view: each option Go names replaces the one of the same name, read by its
+ * setting's kind (typed: a switch's "always" and "cross-origin" are on); the scope and the wasm's URL stay JS's.
  */
 export function readGoOptions(frame: string, o: ResolvedOptions): { options: ResolvedOptions; warnings: string[] } {
   const warnings: string[] = [];

@@ -50,16 +50,13 @@ export class Deadline {
     else if (follow) this.stop = followSignal(follow, () => this.ctl.abort(abortReason(follow)));
   }
 
-  /** The deadline passed unanswered (the owner's timer): the callers get a TimeoutError, as fetch's own for AbortSignal.timeout. */
+  /** The deadline passed unanswered (the owner's timer): the callers get the TimeoutError. */
   expire(): void {
     this.timedOut = true;
     this.ctl.abort(new DOMException(`gatewayCircuit: no answer from the gateway within ${this.ms} ms`, "TimeoutError"));
   }
 
-  /**
-   * The request settled, at `at`: with a response (the gateway answered) or
-   * without. The signal it follows still aborts the body's download.
-   */
+  /** The request settled at `at`, answered (a response) or not; the signal it follows still aborts the body's download. */
   end(answered: boolean, at: number): void {
     this.owner.settled(this, answered, at);
   }
@@ -72,13 +69,9 @@ export class Deadline {
   }
 }
 
-/**
- * `init` with `signal` (the deadline's) in it. An init fetch rejects by
- * itself (a number, say) is left as it is: fetch then rejects it as it
- * would, and no deadline is needed.
- */
+/** `init` with `signal` (the deadline's) in it; an init fetch rejects by itself (a number, say) is left for fetch to reject. */
 export function initWithin(input: RequestInfo | URL, init: RequestInit | undefined, signal: AbortSignal): RequestInit | undefined {
-  if (init !== undefined && init !== null && typeof init !== "object" && typeof init !== "function") return init;
+  if (init !== undefined && typeof init !== "object" && typeof init !== "function") return init;
   return initFor(input, init, { signal });
 }
 
@@ -102,9 +95,8 @@ export function within(p: Promise<Response>, d: Deadline, now: () => number): Pr
 }
 
 /**
- * The in-scope requests in flight with a deadline, and one timer for them all,
- * set for the earliest: most calls share the page's deadline, expire after
- * those in flight and leave it as it is, and one that settles leaves it too.
+ * The in-scope requests in flight with a deadline, and one timer for them all, set for the earliest: most calls
+ * share the page's deadline, expire after those in flight and leave it as it is, and one that settles leaves it too.
  */
 export class Deadlines {
   private readonly pending = new Set<Deadline>();
@@ -130,12 +122,10 @@ export class Deadlines {
   }
 
   /**
-   * Whether the gateway hangs, as the page goes away at `now` (Go's rule,
-   * internal/guard HangNoticeMs): a request is unanswered for HANG_NOTICE_MS
-   * or more, and nothing was answered since it was sent (a slow endpoint
-   * among answering ones is not a hang). Requests whose caller gave them a
-   * deadline longer than `usualMs` (the page's: a long poll, an export) are
-   * expected to wait, and say nothing.
+   * Whether the gateway hangs, as the page goes away at `now` (Go's rule, internal/guard HangNoticeMs): a request
+   * is unanswered for HANG_NOTICE_MS or more, and nothing was answered since it was sent (a slow endpoint among
+   * answering ones is not a hang). Requests whose caller gave them a deadline longer than `usualMs` (the page's: a
+   * long poll, an export) are expected to wait, and say nothing.
    */
   hanging(now: number, usualMs: number): boolean {
     for (const d of this.pending) {

@@ -15,11 +15,7 @@ export class GatewayHttpError extends Error {
   readonly httpStatus: number;
   /** True when the module answered without touching the network (see `reason`). */
   readonly circuitOpen: boolean;
-  /**
-   * Which policy answered without the network: "open" (the circuit),
-   * "cooldown" (a 429 pause), "negative" (the negative cache); null for an
-   * answer from the network.
-   */
+  /** Which policy answered without the network: "open" (the circuit), "cooldown" (a 429 pause), "negative" (the negative cache); else null. */
   readonly reason: "open" | "cooldown" | "negative" | null;
   /** When the circuit closes (epoch ms), for open-circuit errors; else null. */
   readonly until: number | null;
@@ -31,11 +27,7 @@ export class GatewayHttpError extends Error {
   constructor(
     init: Pick<GatewayHttpError, "status" | "httpStatus" | "circuitOpen" | "until" | "url"> & Partial<Pick<GatewayHttpError, "reason" | "retryAfterMs">>,
   ) {
-    super(
-      init.circuitOpen
-        ? `gateway circuit open (${init.httpStatus}) for ${init.url}`
-        : `HTTP ${init.status} for ${init.url}`,
-    );
+    super(init.circuitOpen ? `gateway circuit open (${init.httpStatus}) for ${init.url}` : `HTTP ${init.status} for ${init.url}`);
     this.code = init.circuitOpen ? "GATEWAY_CIRCUIT_OPEN" : "GATEWAY_HTTP_ERROR";
     this.status = init.status;
     this.httpStatus = init.httpStatus;
@@ -47,16 +39,12 @@ export class GatewayHttpError extends Error {
   }
 }
 
-/**
- * The one refusal left: the app's own Idempotency-Key is malformed. Limits
- * the app did not choose (a body too large or too deep to fingerprint, a
- * full ledger) never refuse: such a mutation is sent without a key.
- */
 export type IdempotencyErrorCode = "IDEMPOTENCY_BAD_KEY";
 
 /**
- * A mutation the module would not send: the app's own Idempotency-Key is
- * malformed (not a key the IETF draft allows). Nothing reached the network.
+ * A mutation the module would not send: the app's own Idempotency-Key is malformed (not a key the IETF draft allows).
+ * Nothing reached the network. The one refusal: limits the app did not choose (a body too large or too deep to
+ * fingerprint, a full ledger) send the mutation without a key.
  */
 export class GatewayIdempotencyError extends Error {
   override readonly name = "GatewayIdempotencyError";

@@ -1,13 +1,12 @@
-// The facade's file, which the tag's file (script.ts) adds beside itself as
-// an async script. It builds the facade and the pre-ready gate from the tag's
-// data-* attributes, takes over window.gatewayCircuit from the stand-in
-// (early.ts) with the calls it sent, and loads the engine's file
-// (engine-file.ts) and the wasm. The gate makes the module correct before the
-// wasm runs, so those wait until the page has loaded and is idle, at low
-// priority (data-load="eager": at once).
+// The facade's file (script.ts adds it). It builds the facade and the
+// pre-ready gate from the tag's data-* attributes, takes over
+// window.gatewayCircuit from the stand-in (early.ts) with the calls it sent,
+// and loads the engine's file (engine-file.ts) and the wasm. The gate makes
+// the module correct before the wasm runs, so those wait until the page has
+// loaded and is idle, at low priority (data-load="eager": at once).
 
 import { createCircuit, withoutQueries } from "./circuit.js";
-import { type DataAttributes, readOptions } from "./config.js";
+import { readOptions } from "./config.js";
 import type { EngineFile } from "./engine-file.js";
 import type { Tag } from "./script.js";
 import { RELOAD, storedStateChanged, tellFrames } from "./frames.js";
@@ -22,7 +21,7 @@ const tag = g[Symbol.for("gatewaycircuit.tag")] as Tag | undefined;
 // Run once, and only after the tag's file (a second copy of this file does nothing).
 if (tag && !g[Symbol.for("gatewaycircuit.facade")] && tag.early.api.status === "loading") {
   g[Symbol.for("gatewaycircuit.facade")] = true;
-  const data = tag.data as DataAttributes;
+  const data = tag.data;
   const { options, problems } = readOptions(data, document.baseURI, tag.src);
   for (const p of problems) console.warn(`[gatewaycircuit] ${withoutQueries(p)}`);
   const nativeFetch = tag.nativeFetch;

@@ -2,24 +2,18 @@
 // instance, and the same-origin ones share the tab's sessionStorage, so a
 // circuit one of them arms or clears is the others' circuit too. Two ways
 // tell them:
-//
-// - tellFrames: an instance whose state changed calls, at once, the reload of
-//   every other instance it can reach in the tab's frames (the same origin;
-//   another origin's frames cannot be touched, and have storage of their own).
-//   They agree before the call that made the change returns.
+// - tellFrames: an instance whose state changed calls at once the reload of
+//   every other instance in the tab's frames it can reach (the same origin's:
+//   another origin's have storage of their own), before the call returns.
 // - the storage event, for a write by anything else (the tag's stand-in
 //   before the facade ran, an app writing the key itself): it comes to the
 //   other frames a task or more later (in WebKit, sometimes after a timer of
 //   0 ms queued after the write), never to the frame that wrote.
-//
-// A reload reads the storage of its own instance: nothing is carried in the
-// call. An instance told of a change it already holds changes nothing, so
-// the calls end.
+// A reload reads its own instance's storage (the call carries nothing); an
+// instance told of a change it already holds changes nothing, so calls end.
 
 /** An instance's reload, under this symbol on window.gatewayCircuit (the same across frames: Symbol.for). */
 export const RELOAD = Symbol.for("gatewaycircuit.reload");
-
-type Reloadable = { [RELOAD]?: () => void };
 
 /** Calls the reload of every other instance in the frames of `self`'s tab that it may reach. */
 export function tellFrames(self: Window): void {
@@ -32,7 +26,7 @@ export function tellFrames(self: Window): void {
   const visit = (w: Window) => {
     if (w !== self) {
       try {
-        const reload = (w as unknown as { gatewayCircuit?: Reloadable }).gatewayCircuit?.[RELOAD];
+        const reload = (w as unknown as { gatewayCircuit?: { [RELOAD]?: () => void } }).gatewayCircuit?.[RELOAD];
         if (typeof reload === "function") reload();
       } catch {
         // another origin: its frames are visited all the same

@@ -1,8 +1,7 @@
-// What the glue needs to know about a fetch call, read without changing it:
-// the absolute URL, the method, the request's headers and every option that
-// can change the answer, the signal, and whether the body can be sent again.
-// Go decides what makes two requests the same (internal/coalesce); this file
-// only writes down every property, in the Request frame (abi.gen.ts).
+// What the glue needs to know about a fetch call (Described), read without
+// changing it. Go decides what makes two requests the same
+// (internal/coalesce); this file only writes down every property that can
+// change the answer, in the Request frame (abi.gen.ts).
 
 /** fetch's defaults for the options that can change the answer. */
 const OPTION_DEFAULTS = {
@@ -67,19 +66,17 @@ function plainPathUrl(path: string, base: string): string | null {
 }
 
 /**
- * Reads a fetch call (describe); null when fetch must take the call as it
- * is: fetch rejects it with its own error (a bad header, a URL that does not
- * parse, a throwing toString), or its signal is already aborted (nothing may
- * go out for it, and nothing is decided).
+ * Reads a fetch call (describe); null when fetch must take the call as it is: fetch rejects it with its own error
+ * (a bad header, a URL that does not parse, a throwing toString), or its signal is already aborted (nothing may go
+ * out for it, and nothing is decided).
  */
 export function readCall(input: RequestInfo | URL, init: RequestInit | undefined, base: string): Described | null {
-  let req: Described;
   try {
-    req = describe(input, init, base);
+    const req = describe(input, init, base);
+    return req.signal?.aborted ? null : req;
   } catch {
     return null;
   }
-  return req.signal?.aborted ? null : req;
 }
 
 /** Reads a fetch call. Throws where fetch would reject (see readCall). */
@@ -92,10 +89,7 @@ export function describe(input: RequestInfo | URL, init: RequestInit | undefined
   }
   const method = methodOf(init, req);
   let headers = "";
-  const h = init?.headers ?? req?.headers;
-  if (h !== undefined && h !== null) {
-    for (const [k, v] of new Headers(h)) headers += `${k}: ${v}\n`;
-  }
+  for (const [k, v] of new Headers(init?.headers ?? req?.headers)) headers += `${k}: ${v}\n`;
   for (const name of OPTIONS) {
     const given = init !== undefined && name in init ? (init as Record<string, unknown>)[name] : undefined;
     const v = given !== undefined ? given : req ? (req as unknown as Record<string, unknown>)[name] : undefined;
@@ -136,9 +130,8 @@ function signalOf(init: RequestInit | undefined): AbortSignal | undefined {
 }
 
 /**
- * The init to send `input` with when the glue adds to it (its own signal, an
- * Idempotency-Key). A Request given with any init loses its referrer and
- * referrer policy (the Fetch standard resets them): they are carried over.
+ * The init to send `input` with when the glue adds to it (its own signal, an Idempotency-Key). A Request given with
+ * any init loses its referrer and referrer policy (the Fetch standard resets them): they are carried over.
  */
 export function initFor(input: RequestInfo | URL, init: RequestInit | undefined, extra: RequestInit): RequestInit {
   const out: RequestInit = { ...init, ...extra }; // (init is an object literal: ownInit)

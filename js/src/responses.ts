@@ -40,10 +40,9 @@ export class Copies {
   }
 
   /**
-   * Keeps a copy of res's body, taken as the caller reads it (bodycopy.ts),
-   * and returns the Response to hand out instead. `store` is called once,
-   * with the body when it was read whole, else with null (not copied); the
-   * id it returns is the copy's (0: not kept). Then `stored` runs.
+   * Keeps a copy of res's body, taken as the caller reads it (bodycopy.ts), and returns the Response to hand out
+   * instead. `store` is called once, with the body when it was read whole, else with null (not copied); the id it
+   * returns is the copy's (0: not kept). Then `stored` runs.
    */
   keep(res: Response, store: (body: ArrayBuffer | null) => number, stored: () => void): Response {
     const { status, statusText } = res;

@@ -1,12 +1,11 @@
-// Which requests the circuit guards. data-scope entries are resolved against
-// the page once, at start, into absolute URL prefixes; the Go core
-// (circuit.Policy.InScope) and the pre-ready gate below both match by prefix.
+// Which requests the circuit guards: data-scope, resolved against the page
+// once, at start, into absolute URL prefixes that the Go core
+// (circuit.Policy.InScope) and the pre-ready gate (inScope) match.
 
 /**
- * The absolute URL prefixes of data-scope ("/api/, https://api.example.com")
- * against `base`. Empty means the page's own origin. A bare origin guards
- * every path on it. `ignored` hears each entry that is not an http(s) URL or
- * path (with its URL, when it is one).
+ * The prefixes of data-scope ("/api/, https://api.example.com"): empty means the page's own origin, and a bare
+ * origin guards every path on it. `ignored` hears each entry that is not an http(s) URL or path (with its URL, when
+ * it is one).
  */
 export function scopePrefixes(attr: string | undefined, base: string, ignored?: (entry: string, url: URL | null) => void): string[] {
   const prefixes: string[] = [];
@@ -26,14 +25,6 @@ export function scopePrefixes(attr: string | undefined, base: string, ignored?: 
   return prefixes;
 }
 
-/** scopePrefixes, and a warning for each entry ignored. */
-export function resolveScope(attr: string | undefined, base: string): { prefixes: string[]; problems: string[] } {
-  const problems: string[] = [];
-  const prefixes = scopePrefixes(attr, base, (entry, u) => problems.push(`data-scope: ${JSON.stringify(entry)} is not ${u ? "http(s)" : "a URL or path"}; ignored`));
-  return { prefixes, problems };
-}
-
 export function inScope(url: string, prefixes: readonly string[]): boolean {
-  for (const p of prefixes) if (url.startsWith(p)) return true;
-  return false;
+  return prefixes.some((p) => url.startsWith(p));
 }

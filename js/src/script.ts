@@ -1,10 +1,8 @@
 // The classic <script> entry: dist/gateway-circuit.js. It blocks the first
 // paint, so it holds only what must run before app code: it defines
 // window.gatewayCircuit (early.ts stands in for the facade) and adds the
-// facade's file (facade-file.ts: the facade, the pre-ready gate, the
-// policies) beside itself as an async script, fetched at once and at high
-// priority. That file loads the engine's file and the wasm later, when the
-// page is idle.
+// facade's file (facade-file.ts) beside itself as an async script, fetched at
+// once and at high priority.
 //
 //   <script src="/gateway-circuit.js" data-wasm="/gateway-circuit.wasm" data-scope="/api/"></script>
 //
@@ -14,6 +12,7 @@
 //
 //   <script nonce="…" data-src="/_gc/" data-wasm="/_gc/gateway-circuit.<hash>.wasm" data-scope="/api/">…</script>
 
+import type { DataAttributes } from "./config.js";
 import { type Early, FACADE_WAIT_MS, createEarly } from "./early.js";
 import { sessionStorageOf } from "./storage.js";
 import type { GatewayCircuit } from "./types.js";
@@ -23,8 +22,7 @@ declare const GATEWAY_CIRCUIT_FACADE: string;
 
 /** What this file leaves for the facade's file, under Symbol.for("gatewaycircuit.tag"). */
 export interface Tag {
-  /** The tag's data-* attributes. */
-  data: Record<string, string | undefined>;
+  data: DataAttributes;
   /** The tag's src, or its data-src resolved against the page when inline (URLs in data-* are resolved against the page; the other files sit beside this one). */
   src: string;
   early: Early;
@@ -34,9 +32,8 @@ export interface Tag {
 }
 
 /**
- * Tag.addScript. Its URLs go through a Trusted Types policy named
- * "gatewaycircuit" (a page that enforces Trusted Types must allow that name
- * in its CSP's trusted-types directive). Throws when the page refuses the policy.
+ * Tag.addScript. Its URLs go through a Trusted Types policy named "gatewaycircuit" (a page that enforces Trusted
+ * Types must allow that name in its CSP's trusted-types directive). Throws when the page refuses the policy.
  */
 function scriptAdder(nonce: string): Tag["addScript"] {
   const tt = (globalThis as { trustedTypes?: { createPolicy(name: string, rules: { createScriptURL(u: string): string }): { createScriptURL(u: string): string } } }).trustedTypes;

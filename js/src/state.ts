@@ -26,11 +26,7 @@ export class StateMirror {
   private version = 0;
   private timer: ReturnType<typeof setTimeout> | undefined;
 
-  /**
-   * `expire` is called when the earliest deadline (the circuit's, a pause's)
-   * is reached, to read the state again; `now` is the clock; `changed` on
-   * every change, before the listeners.
-   */
+  /** `expire` reads the state again when its earliest deadline (the circuit's, a pause's) passes; `changed` runs before the listeners. */
   constructor(
     private readonly now: () => number,
     private readonly expire: () => void,
@@ -91,8 +87,6 @@ export class StateMirror {
         if (this.listeners.has(listener) && this.version === v) tell(listener, b.circuit && { ...b.circuit }, b);
       });
     }
-    return () => {
-      this.listeners.delete(listener);
-    };
+    return () => void this.listeners.delete(listener);
   }
 }

@@ -1,12 +1,10 @@
-// The stored circuit: the one reading rule shared with the Go core
-// (internal/circuit/Restore). Both readers run internal/circuit/testdata/payload_vectors.json.
-// The key and the limits are Go's (policy.gen.ts): STORAGE_KEY (existing apps
-// already write it), MAX_PAYLOAD_LEN (longer payloads, in UTF-16 code units,
-// are malformed), MAX_STRIKES.
+// What Go stores, read by its rules, on the same vectors: the circuit as
+// internal/circuit.Restore reads it, the 429 pauses as internal/cooldown.Restore
+// does (internal/{circuit,cooldown}/testdata). The keys and the limits are
+// Go's (policy.gen.ts).
 
 import { readPausesFrame } from "./abi.gen.js";
 import {
-  COOLDOWN_KEY,
   KINDS,
   MAX_PAUSE_MS,
   MAX_PAYLOAD_LEN,
@@ -67,12 +65,10 @@ export function isHttpStatus(n: unknown): n is number {
 }
 
 /**
- * Interprets a stored entry at `now` (the rule of internal/circuit.Restore,
- * run on the same vectors): malformed or closed entries must be removed; an
- * `until` beyond `now + maxTtlMs` is clamped, and `halfOpenUntil` to at most
- * `until + maxTtlMs`, and the entry must then be written back, so a poisoned
- * entry cannot lock a tab out for days. Optional fields that are not
- * integers are absent; they never close an open circuit.
+ * Interprets a stored entry at `now`: malformed or closed entries must be removed; an `until` beyond
+ * `now + maxTtlMs` is clamped, and `halfOpenUntil` to at most `until + maxTtlMs`, and the entry must then be
+ * written back, so a poisoned entry cannot lock a tab out for days. Optional fields that are not integers are
+ * absent; they never close an open circuit.
  */
 export function restorePhase(
   raw: string | null,
@@ -107,10 +103,7 @@ export function toStored(s: CircuitState & Partial<StoredCircuit>): string {
   return out + "}";
 }
 
-/**
- * `globalThis.sessionStorage`, or null when it cannot be used. Reading the
- * property itself throws SecurityError in a sandboxed iframe.
- */
+/** `globalThis.sessionStorage`, or null when it cannot be used (reading it throws SecurityError in a sandboxed iframe). */
 export function sessionStorageOf(g: object): StorageLike | null {
   try {
     const s = Reflect.get(g, "sessionStorage") as StorageLike | null | undefined;
@@ -151,14 +144,11 @@ export interface Pause {
 }
 
 /**
- * The pauses in force at `now`, for the pre-ready gate, read as Go's
- * cooldown.Restore reads the Pauses frame under COOLDOWN_KEY: a pause with
- * more strikes than Go stores, or no service, is skipped; a later pause of a
- * service replaces an earlier one, and an Asked line marks the pause before
- * it; a pause further than `maxPauseMs` away is clamped, like the circuit's
- * deadline.
+ * The pauses in force at `now`, from the Pauses frame under COOLDOWN_KEY: a pause with more strikes than Go stores,
+ * or no service, is skipped; a later pause of a service replaces an earlier one, and an Asked line marks the pause
+ * before it; one further than MAX_PAUSE_MS away is clamped, like the circuit's deadline.
  */
-export function readPauses(raw: string | null, now: number, maxPauseMs = MAX_PAUSE_MS): Pause[] {
+export function readPauses(raw: string | null, now: number): Pause[] {
   const byService = new Map<string, Pause>();
   for (const l of readPausesFrame(raw ?? "")) {
     if ("asked" in l) {
@@ -168,8 +158,8 @@ export function readPauses(raw: string | null, now: number, maxPauseMs = MAX_PAU
     }
     const { untilMs, strikes, service } = l.pause;
     if (strikes < 0 || strikes > MAX_STORED_STRIKES || service === "") continue;
-    const p = { service, until: Math.min(untilMs, now + maxPauseMs), serverAsked: false };
-    if (now >= p.until + maxPauseMs) continue; // long forgotten
+    const p = { service, until: Math.min(untilMs, now + MAX_PAUSE_MS), serverAsked: false };
+    if (now >= p.until + MAX_PAUSE_MS) continue; // long forgotten
     byService.delete(service);
     byService.set(service, p);
   }

@@ -1,6 +1,5 @@
-// The one way the shim waits: until something is released, or at most ms,
-// whichever comes first; an abort of the caller's signal ends the wait with
-// its reason and leaves nothing behind (no listener, no timer).
+// The one way the shim waits. However it ends, it leaves nothing behind (no
+// listener, no timer).
 
 import { abortReason } from "./request.js";
 
