@@ -16,7 +16,6 @@ export const noop = () => {};
 
 const unheld = typeof FinalizationRegistry === "function" ? new FinalizationRegistry<() => void>((gone) => gone()) : null;
 const WATCHED = Symbol("gatewaycircuit.watched");
-const mark = (o: object) => Object.defineProperty(o, WATCHED, { value: true });
 const bodyOf = /* @__PURE__ */ (() => Object.getOwnPropertyDescriptor(Response.prototype, "body")?.get)();
 
 /**
@@ -36,7 +35,7 @@ export function watch(r: Response, release: () => void): void {
     const b = bodyOf!.call(this) as ReadableStream | null;
     if (b && !(WATCHED in b)) {
       live++;
-      unheld?.register(mark(b), gone);
+      unheld?.register(Object.defineProperty(b, WATCHED, { value: true }), gone);
     }
     return b;
   };
@@ -86,12 +85,7 @@ export class Flight {
 
   /** The network request's signal (aborted when every caller left), or undefined when it cannot be cancelled. */
   get signal(): AbortSignal | undefined {
-    if (!this.cancellable) return undefined;
-    return (this.ctl ??= new AbortController()).signal;
-  }
-
-  private cancel(reason: unknown): void {
-    (this.ctl ??= new AbortController()).abort(reason);
+    return this.cancellable ? (this.ctl ??= new AbortController()).signal : undefined;
   }
 
   /** A caller joins (the leader too); its promise settles with its own Response. One already aborted leaves at once, as fetch rejects. */
@@ -135,18 +129,17 @@ export class Flight {
   }
 
   private left(m: Member, signal: AbortSignal): void {
-    if (!this.settled) {
+    if (this.settled) {
+      // After the answer: the body is still streaming to this caller.
+      if (this.release(m) !== 0) return;
+    } else {
       if (!this.members.delete(m)) return;
       m.reject(abortReason(signal));
-      if (this.members.size === 0) {
-        this.settled = true;
-        this.abandoned();
-        this.cancel(signal.reason);
-      }
-      return;
+      if (this.members.size > 0) return;
+      this.settled = true;
+      this.abandoned();
     }
-    // After the answer: the body is still streaming to this caller.
-    if (this.release(m) === 0) this.cancel(signal.reason);
+    (this.ctl ??= new AbortController()).abort(signal.reason);
   }
 
   /** m stops listening (it aborted, or its answer was collected); the holders left, or -1. */
@@ -167,39 +160,20 @@ export interface Joinable {
   add(signal: AbortSignal | undefined): Promise<Response>;
 }
 
-/** Flights by key: "g<id>" for Go's flights, the URL itself on the quiet path, "m <op>\n<key>" for mutations. */
-export class FlightTable {
-  private readonly byKey = new Map<string, Joinable>();
-
-  get size(): number {
-    return this.byKey.size;
-  }
-
-  get(key: string): Joinable | undefined {
-    return this.byKey.get(key);
-  }
-
-  /** Puts j under key, until close(key, j). */
-  set(key: string, j: Joinable): void {
-    this.byKey.set(key, j);
-  }
-
+/** Flights by key: "g<id>" for Go's flights, the URL itself on the quiet path, "m <op> <key>" for mutations. */
+export class FlightTable extends Map<string, Joinable> {
   /** A new flight under key; it leaves the table when it settles or is abandoned. */
   open(key: string, abandoned: () => void, cancellable = true): Flight {
     const f = new Flight(() => {
       this.close(key, f);
       abandoned();
     }, cancellable);
-    this.byKey.set(key, f);
+    this.set(key, f);
     return f;
   }
 
-  /** No flight in the table can be joined any more (logout); they still end for their callers. */
-  forget(): void {
-    this.byKey.clear();
-  }
-
+  /** Takes f from under key, unless another flight took its place. */
   close(key: string, f: Joinable): void {
-    if (this.byKey.get(key) === f) this.byKey.delete(key);
+    if (this.get(key) === f) this.delete(key);
   }
 }

@@ -31,14 +31,10 @@ class Lead implements Joinable {
   settled = false;
   joiners: Flight | null = null;
 
-  /** The joiners' flight (they may all have left one: then a new one). Nobody can cancel the request. */
-  flight(): Flight {
-    if (!this.joiners || this.joiners.settled) this.joiners = new Flight(noop, false);
-    return this.joiners;
-  }
-
+  /** Joins the joiners' flight (they may all have left one: then a new one). Nobody can cancel the request. */
   add(signal: AbortSignal | undefined): Promise<Response> {
-    return this.flight().add(signal);
+    if (!this.joiners || this.joiners.settled) this.joiners = new Flight(noop, false);
+    return this.joiners.add(signal);
   }
 }
 
@@ -82,8 +78,9 @@ export function createGoPath(
         return passThrough(input, init);
       case Kind.Send: {
         const release = () => releaseProbe(a.probe);
-        if (a.keyed) return sendMutation(core, flights, a.ticket, req, input, init, release);
-        return sendShared(core, flights, a.flight ? `g${a.flight}` : `t${a.ticket}`, { ticket: a.ticket, sentAt: 0, input, init, req }, release);
+        const plan = { ticket: a.ticket, sentAt: 0, input, init, req };
+        if (a.keyed) return sendMutation(core, flights, plan, release);
+        return sendShared(core, flights, a.flight ? `g${a.flight}` : `t${a.ticket}`, plan, release);
       }
       case Kind.Join: {
         const flight = flights.get(`g${a.flight}`);
@@ -152,11 +149,9 @@ export function createGoPath(
     );
   }
 
-  /** The lead's answer matters: it goes on through send(), the lead's caller among the joiners. */
   function handOver(key: string, entry: Lead, plan: Plan, sent: Promise<Response>): Promise<Response> {
-    const flight = entry.flight();
-    const p = flight.add(undefined);
-    void send(core, flight, plan, sent).then(() => {
+    const p = entry.add(undefined); // the lead's caller among the joiners
+    void send(core, entry.joiners!, plan, sent).then(() => {
       entry.settled = true;
       flights.close(key, entry);
     });
@@ -187,13 +182,12 @@ export function createGoPath(
   return {
     /** Go's answer for a fetch call; null to fall to the gate (Go is gone, or its copy is). */
     fetch(input: RequestInfo | URL, init: RequestInit | undefined): Promise<Response> | null {
-      // A call fetch rejects, or with an aborted signal: nothing is decided.
       const req = readCall(input, init, facade.baseUrl());
       return req ? decide(req, input, init) : passThrough(input, init);
     },
     /** Logout: copies, pending keys and in-flight sharing are dropped. */
     forget(t: number) {
-      flights.forget();
+      flights.clear(); // no flight can be joined any more; each still ends for its callers
       call((e) => e.forget(t));
       for (const id of call((e) => e.dropped()) ?? []) core.copies.drop(id);
     },

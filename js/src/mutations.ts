@@ -6,7 +6,7 @@
 import { Code, Idem } from "./abi.gen.js";
 import { GatewayIdempotencyError } from "./errors.js";
 import type { FlightTable } from "./flights.js";
-import { type Core, sendShared, statusOf } from "./network.js";
+import { type Core, type Plan, sendShared, statusOf } from "./network.js";
 import { MARKER_HEADER } from "./query.js";
 import { type Described, initFor } from "./request.js";
 
@@ -33,25 +33,18 @@ async function bodyBytes(input: RequestInfo | URL, init: RequestInit | undefined
 }
 
 /**
- * Sends a mutation Go let through on `ticket`. `release` runs once the
+ * Sends a mutation Go let through on plan's ticket. `release` runs once the
  * request is over (it hands a half-open probe over).
  */
-export async function sendMutation(
-  core: Core,
-  flights: FlightTable,
-  ticket: number,
-  req: Described,
-  input: RequestInfo | URL,
-  init: RequestInit | undefined,
-  release: () => void,
-): Promise<Response> {
+export async function sendMutation(core: Core, flights: FlightTable, plan: Plan, release: () => void): Promise<Response> {
+  const { ticket, input, init, req } = plan;
   const body = await bodyBytes(input, init, req).catch(() => null);
   const sub = body && core.call((e) => e.idemBegin(core.now(), req.method, req.url, req.headers, body));
   // A body that cannot be fingerprinted (a stream, FormData, over 1 MiB or
   // nested deeper than 64), or any limit the caller did not choose: sent as
   // it is, without a key, never refused.
   if (!sub || (sub.code < 0 && sub.code !== Code.BadKey && sub.code !== Code.KeyReused)) {
-    return sendShared(core, flights, `t${ticket}`, { ticket, sentAt: 0, input, init, req }, release);
+    return sendShared(core, flights, `t${ticket}`, plan, release);
   }
   if (sub.code < 0 || sub.code === Idem.Join) {
     core.call((e) => e.abort(ticket)); // nothing goes out for this call
@@ -79,7 +72,7 @@ export async function sendMutation(
   }
   const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
   if (sub.header) headers.set("idempotency-key", sub.header); // (none: the caller's own is sent verbatim)
-  return sendShared(core, flights, key, { ticket, sentAt: 0, input, init: initFor(input, init, { headers }), req }, (res) => {
+  return sendShared(core, flights, key, { ...plan, init: initFor(input, init, { headers }) }, (res) => {
     // No answer: the effect may have happened; the next try keeps the key.
     core.call((e) => e.idemFinish(core.now(), sub.operation, sub.key, res ? statusOf(res) : 0));
     if (sub.code !== Idem.Join) release();
