@@ -23,7 +23,13 @@ export function createApi(current: () => Decider): GatewayCircuit {
     fetch: (input, init) => current().fetch(input, init),
     read: () => current().read(),
     arm(httpStatus, ttlMs) {
-      checkArm(httpStatus, ttlMs);
+      // The same RangeError for a bad status or TTL in every phase.
+      if (!isHttpStatus(httpStatus)) {
+        throw new RangeError(`gatewayCircuit.arm: httpStatus must be an integer from 100 to 599, got ${String(httpStatus)}`);
+      }
+      if (ttlMs !== undefined && (typeof ttlMs !== "number" || !Number.isFinite(ttlMs) || ttlMs < 1)) {
+        throw new RangeError(`gatewayCircuit.arm: ttlMs must be a finite number ≥ 1 (omit it for the default), got ${String(ttlMs)}`);
+      }
       return current().arm(httpStatus, ttlMs);
     },
     clear: () => current().clear(),
@@ -53,15 +59,5 @@ export function createApi(current: () => Decider): GatewayCircuit {
       return current().options;
     },
   };
-}
-
-/** Throws the RangeError arm() gives for a bad status or TTL, in every phase. */
-function checkArm(httpStatus: number, ttlMs: number | undefined): void {
-  if (!isHttpStatus(httpStatus)) {
-    throw new RangeError(`gatewayCircuit.arm: httpStatus must be an integer from 100 to 599, got ${String(httpStatus)}`);
-  }
-  if (ttlMs !== undefined && (typeof ttlMs !== "number" || !Number.isFinite(ttlMs) || ttlMs < 1)) {
-    throw new RangeError(`gatewayCircuit.arm: ttlMs must be a finite number ≥ 1 (omit it for the default), got ${String(ttlMs)}`);
-  }
 }
 

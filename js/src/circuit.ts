@@ -22,7 +22,7 @@ import { type DataAttributes, type ResolvedOptions, attributesText, type readGoO
 import { Deadlines, initWithin, noop, timeoutOf, within } from "./deadline.js";
 import type { EarlyCall } from "./early.js";
 import type { Engine } from "./engine.js";
-import { Gate, armed, blockingAt } from "./gate.js";
+import { Gate, armed, blockingAt, decide } from "./gate.js";
 import type { Facade, GoPath } from "./gopath.js";
 import { statusOf } from "./network.js";
 import { createFetchJSON, createRetry, createRetryDelay } from "./query.js";
@@ -99,8 +99,7 @@ export interface Circuit extends Decider {
  * script tag's attributes, which Go reads again and owns once it runs).
  */
 export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAttributes = {}): Circuit {
-  const nativeFetch = env.fetch;
-  const storage = env.storage;
+  const { fetch: nativeFetch, storage } = env;
   const now = env.now ?? Date.now;
   const loadedAt = env.loadedAt ?? now();
   let engine: Engine | null = null;
@@ -141,8 +140,14 @@ export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAt
     timeoutOf: (init) => timeoutOf(init, options.timeoutMs),
     alive: () => engine !== null,
     baseUrl: env.baseUrl,
-    passThrough,
-    local,
+    passThrough(input, init) {
+      core.counts.passedThrough++;
+      return nativeFetch(input, init);
+    },
+    local<T>(answer: T): T {
+      core.counts.answeredLocally++;
+      return answer;
+    },
   };
 
   function die(err: unknown) {
@@ -159,7 +164,6 @@ export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAt
     p?.release();
   }
 
-  /** Calls into Go; null when the Go side is gone (the caller falls back). */
   function call<T>(f: (e: Engine) => T): T | null {
     const e = engine;
     if (!e) return null;
@@ -180,25 +184,13 @@ export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAt
   }
 
   function sync(changed: boolean) {
-    if (changed && engine) call(syncFromEngine);
+    if (changed) call(syncFromEngine);
   }
 
   /** gatewayCircuit.fetch: counted once here, however often it is decided again (after a wait). */
   function publicFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
     core.counts.calls++;
     return guardedFetch(input, ownInit(init));
-  }
-
-  /** Hands a call to the browser's fetch untouched. */
-  function passThrough(input: RequestInfo | URL, init: RequestInit | undefined): Promise<Response> {
-    core.counts.passedThrough++;
-    return nativeFetch(input, init);
-  }
-
-  /** A call answered without a request of its own. */
-  function local<T>(answer: T): T {
-    core.counts.answeredLocally++;
-    return answer;
   }
 
   function guardedFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
@@ -208,24 +200,24 @@ export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAt
     }
     // A call fetch rejects, or with an aborted signal: nothing is decided.
     const req = readCall(input, init, env.baseUrl());
-    return req ? gated(req, input, init) : passThrough(input, init);
+    return req ? gated(req, input, init) : core.passThrough(input, init);
   }
 
   /** The gate: loading, or the wasm is gone. */
   function gated(req: Described, input: RequestInfo | URL, init: RequestInit | undefined, mayHold = true): Promise<Response> {
     if (mirror.get() && !mirror.armed()) read();
-    const d = gate.decide(req.url, mirror.get(), now());
+    const d = decide(req.url, o.scope, blockingAt(gate, now(), mirror.get()));
     switch (d.kind) {
       case "pass":
-        return passThrough(input, init);
+        return core.passThrough(input, init);
       case "open":
         // The stored open period may still send its scout (Go decides which key): wait for Go.
         if (mayHold && status === "loading" && readRaw(storage, SCOUT_KEY) !== null) return holdUntilReady(req, input, init, "scout");
         core.counts.shortCircuited++;
-        return local(Promise.resolve(synthetic("open", d.state.until, d.state.httpStatus, now())));
+        return core.local(Promise.resolve(synthetic("open", d.state.until, d.state.httpStatus, now())));
       case "cooldown":
         core.counts.cooledDown++;
-        return local(Promise.resolve(synthetic("cooldown", d.until, 429, now())));
+        return core.local(Promise.resolve(synthetic("cooldown", d.until, 429, now())));
     }
     // Until Go runs, some requests wait for it (bounded): a mutation, whose
     // Idempotency-Key must be the one a retry after F5 reuses (only Go's
@@ -285,9 +277,8 @@ export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAt
 
   function takeOver(sent: readonly EarlyCall[]) {
     for (const call of sent) {
-      const { input, init, answer } = call;
       core.counts.calls++;
-      const req = readCall(input, init, env.baseUrl());
+      const req = readCall(call.input, call.init, env.baseUrl());
       if (!req || !inScope(req.url, o.scope)) {
         core.counts.passedThrough++;
         continue;
@@ -295,8 +286,8 @@ export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAt
       core.counts.network++;
       // Sent at some time since the page started; it cannot be aborted from
       // here, but past its deadline it counts as failed (and as in flight when the page goes away).
-      const deadline = core.deadlines.start(loadedAt, core.timeoutOf(init));
-      const p = deadline ? within(deadline.race(answer), deadline, now) : answer;
+      const deadline = core.deadlines.start(loadedAt, core.timeoutOf(call.init));
+      const p = deadline ? within(deadline.race(call.answer), deadline, now) : call.answer;
       learnLater(req, p, loadedAt, () => deadline?.timedOut ?? false, () => call.answeredAt);
     }
   }
@@ -359,7 +350,7 @@ export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAt
     else {
       early.length = 0; // "try again" before Go ran: the answers before it would arm Go again
       gate.write(null);
-      gate.clearChosen();
+      gate.pauses = gate.pauses.filter((p) => p.serverAsked); // the pauses the module chose end (in this page)
       syncFromGate();
     }
   }
@@ -367,10 +358,6 @@ export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAt
   function blocking() {
     if (!engine) syncFromGate(); // the gate's view ages: pauses end
     return mirror.blocking();
-  }
-
-  function forget(): void {
-    path?.forget(now());
   }
 
   function metrics(): Metrics {
@@ -406,7 +393,7 @@ export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAt
     clear,
     subscribe: (l) => mirror.subscribe(l),
     blocking,
-    forget,
+    forget: () => path?.forget(now()),
     ready,
     get status() {
       return status;

@@ -22,7 +22,7 @@ import {
 } from "./storage.js";
 import type { Blocking } from "./types.js";
 
-export type GateAnswer =
+type GateAnswer =
   | { kind: "pass" } // out of scope
   | { kind: "send" } // in scope, nothing stored blocks it
   | { kind: "hold" } // half-open: Go picks the one probe once it runs
@@ -46,7 +46,6 @@ export function armed(rule: CircuitTimes, now: number, httpStatus: number, ttlMs
 export interface Stored {
   /** The circuit while open or half-open (the state before Go runs); null when closed. */
   stored: StoredCircuit | null;
-  /** The 429 pauses. */
   pauses: Pause[];
 }
 
@@ -118,15 +117,5 @@ export class Gate implements Stored {
     this.write(armed(rule, now, status));
     this.provisional = readRaw(this.storage);
     return true;
-  }
-
-  /** The user's retry without Go: the pauses the module chose end (in this page). */
-  clearChosen(): void {
-    this.pauses = this.pauses.filter((p) => p.serverAsked);
-  }
-
-  /** The decision for a request to `url`, given the circuit's state at `now`. */
-  decide(url: string, state: CircuitState | null, now: number): GateAnswer {
-    return decide(url, this.scope, blockingAt(this, now, state));
   }
 }
