@@ -11,7 +11,7 @@
 // again into the hang.
 
 import { HANG_NOTICE_MS } from "./policy.gen.js";
-import { follow as followSignal, watch } from "./flights.js";
+import { follow as followSignal, noop, watch } from "./flights.js";
 import { abortReason, initFor } from "./request.js";
 import type { GatewayRequestInit } from "./types.js";
 
@@ -168,4 +168,3 @@ function hold(timer: ReturnType<typeof setTimeout> | undefined, on: boolean): vo
   else t?.unref?.();
 }
 
-export const noop = () => {};
