@@ -6,12 +6,12 @@
 // swap behind it: callers keep the same object and the same unbound methods.
 
 import { isCircuitOpenError, isGatewayError, isIdempotencyError } from "./brand.js";
-import { type FetchJSON, createQueryFn } from "./query.js";
+import { type FetchJSON, createQueryFn, createRetry } from "./query.js";
 import { isHttpStatus } from "./storage.js";
 import type { Diagnostics, GatewayCircuit } from "./types.js";
 
 /** What a phase decides: the public API but for what is the same in every phase (the guards, queryFn over fetchJSON). */
-export type Decider = Omit<GatewayCircuit, "queryFn" | "isGatewayError" | "isCircuitOpenError" | "isIdempotencyError" | "diagnostics"> & {
+export type Decider = Omit<GatewayCircuit, "queryFn" | "retry" | "isGatewayError" | "isCircuitOpenError" | "isIdempotencyError" | "diagnostics"> & {
   /** What the phase has to show besides its status; what it leaves out is 0. */
   diagnostics(): Partial<Omit<Diagnostics, "status">>;
 };
@@ -19,7 +19,7 @@ export type Decider = Omit<GatewayCircuit, "queryFn" | "isGatewayError" | "isCir
 /** The public object over the decider `current()` returns at each call. */
 export function createApi(current: () => Decider): GatewayCircuit {
   const fetchJSON: FetchJSON = (input, init) => current().fetchJSON(input, init);
-  return {
+  const api: GatewayCircuit = {
     fetch: (input, init) => current().fetch(input, init),
     read: () => current().read(),
     arm(httpStatus, ttlMs) {
@@ -49,7 +49,7 @@ export function createApi(current: () => Decider): GatewayCircuit {
     diagnostics: () => ({ status: current().status, wasmMemoryBytes: 0, listeners: 0, flights: 0, staleCopies: 0, ...current().diagnostics() }),
     fetchJSON,
     queryFn: createQueryFn(fetchJSON),
-    retry: (failureCount, error) => current().retry(failureCount, error),
+    retry: (failureCount, error) => retry(failureCount, error),
     retryDelay: (failureCount, error) => current().retryDelay(failureCount, error),
     // The guards read a registered-symbol brand: the same in every bundle.
     isGatewayError,
@@ -59,5 +59,8 @@ export function createApi(current: () => Decider): GatewayCircuit {
       return current().options;
     },
   };
+  // The rule reads the phase's blocking() and status through the object: the same in every phase.
+  const retry = createRetry(3, api);
+  return api;
 }
 

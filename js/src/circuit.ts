@@ -26,7 +26,7 @@ import type { Engine } from "./engine.js";
 import { Gate, armed, blockingAt, decide } from "./gate.js";
 import type { Facade, GoPath } from "./gopath.js";
 import { statusOf } from "./network.js";
-import { createFetchJSON, createRetry, createRetryDelay } from "./query.js";
+import { createFetchJSON, createRetryDelay } from "./query.js";
 import { type Described, ownInit, readCall } from "./request.js";
 import { synthetic } from "./responses.js";
 import { inScope } from "./scope.js";
@@ -218,7 +218,7 @@ export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAt
         return core.local(Promise.resolve(synthetic("open", d.state.until, d.state.httpStatus, now())));
       case "cooldown":
         core.counts.cooledDown++;
-        return core.local(Promise.resolve(synthetic("cooldown", d.until, 429, now())));
+        return core.local(Promise.resolve(synthetic("cooldown", d.state.until, 429, now())));
     }
     // Until Go runs, some requests wait for it (bounded): a mutation, whose
     // Idempotency-Key must be the one a retry after F5 reuses (only Go's
@@ -387,7 +387,7 @@ export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAt
   );
   ready.catch(noop); // a rejection is for those who await it, not an unhandledrejection
 
-  const facade: Omit<Circuit, "retry"> = {
+  return {
     fetch: publicFetch,
     read,
     arm,
@@ -418,7 +418,6 @@ export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAt
     takeOver,
     hide,
   };
-  return Object.assign(facade, { retry: createRetry(3, facade) });
 }
 
 function freeze(o: ResolvedOptions): Readonly<ResolvedOptions> {

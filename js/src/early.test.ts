@@ -81,6 +81,25 @@ test("while a circuit or a pause is stored, every call waits for the facade, whi
   }
 });
 
+test("before the facade, what the stored state does not block goes out at once: out of scope (any method), another service's GET", async () => {
+  const { f, sent } = plainFetch();
+  const pause = `${Date.now() + 60_000} 1 http://app.test/slow/\n`;
+  const early = createEarly(f, memoryStorage({ [COOLDOWN_KEY]: pause }), { scope: "/api/, /slow/" });
+  await early.api.fetch("https://analytics.test/collect", { method: "POST", body: "{}" });
+  await early.api.fetch("/api/a");
+  const paused = early.api.fetch("/slow/x");
+  const mutation = early.api.fetch("/api/orders", { method: "POST", body: "{}" });
+  await tick();
+  assert.deepEqual(sent, ["POST https://analytics.test/collect", "GET /api/a"], "the paused service's GET and the mutation wait");
+  const { facade, asked } = fakeFacade();
+  assert.deepEqual(
+    early.adopt(facade)!.sent.map((c) => String(c.input)),
+    ["https://analytics.test/collect", "/api/a"],
+  );
+  await Promise.all([paused, mutation]);
+  assert.deepEqual(asked, ["fetch /slow/x", "fetch /api/orders"]);
+});
+
 test("read() and blocking() read the stored circuit by the shared rule; anything else is null", () => {
   const cases: [string | null, boolean][] = [
     [armedFor(60_000), true],
@@ -164,8 +183,8 @@ test("without the facade's file: waiting calls and later ones go to the plain fe
   const early = createEarly(f, memoryStorage());
   const waiting = early.api.fetch("/api/a", { method: "POST" });
   const json = early.api.fetchJSON("/api/b", { method: "PUT" });
-  early.fail(new Error("/x/gateway-circuit-facade.abc.js did not load"));
-  early.fail(new Error("again"));
+  early.fail("/x/gateway-circuit-facade.abc.js did not load");
+  early.fail("again");
   assert.equal((await waiting).status, 200);
   assert.equal(await json, "plain");
   await early.api.fetch("/api/c");
@@ -173,7 +192,7 @@ test("without the facade's file: waiting calls and later ones go to the plain fe
   assert.equal(early.api.status, "fallback");
   await assert.rejects(early.api.ready, /did not load/);
   assert.equal(warn.mock.callCount(), 1);
-  early.fail(new Error("late")); // said once
+  early.fail("late"); // said once
   assert.equal(warn.mock.callCount(), 1);
   assert.equal(early.adopt(fakeFacade().facade), null, "a facade that comes after the failure is not taken");
 });
@@ -185,7 +204,7 @@ test("without the facade's file a stored circuit or pause still answers in scope
   const storage = memoryStorage({ [STORAGE_KEY]: armedFor(60_000) });
   const early = createEarly(f, storage, { scope: "/api/, /slow/" });
   const held = early.api.fetch("/api/a");
-  early.fail(new Error("gone"));
+  early.fail("gone");
   const res = await held;
   assert.deepEqual([res.status, res.headers.get("x-gateway-circuit")], [503, "open"]);
   await assert.rejects(early.api.fetchJSON("/api/b"), /HTTP 503/);
@@ -202,7 +221,7 @@ test("the fallback's fetchJSON throws on a non-2xx answer", async (t) => {
   t.mock.method(console, "warn", () => {});
   const f = (() => Promise.resolve(new Response("no", { status: 500 }))) as unknown as typeof fetch;
   const early = createEarly(f, memoryStorage());
-  early.fail(new Error("gone"));
+  early.fail("gone");
   await assert.rejects(early.api.fetchJSON("/api/x"), /HTTP 500/);
 });
 

@@ -3,12 +3,14 @@
 // attributes and storage by the table Go publishes (config.ts, gate.ts,
 // storage.ts over policy.gen.ts), as the facade does:
 //
-// - fetch: with nothing stored (no circuit, no pause) a GET or HEAD goes out
-//   at once, and the facade learns how it went when it arrives (an in-scope
-//   trip status then arms the stored circuit at once by the early rule,
-//   config.ts EarlyRule, for Go to judge again). Any other call (a mutation,
-//   or anything while a circuit or a pause is stored) waits for the facade,
-//   which decides it as it decides every call.
+// - fetch: the stored state decides, by the gate's rule (gate.ts decide). A
+//   call out of scope, or a GET or HEAD that nothing stored blocks (no
+//   circuit, no half-open, no pause of its service), goes out at once, and
+//   the facade learns how it went when it arrives (an in-scope trip status
+//   then arms the stored circuit at once by the early rule, config.ts
+//   EarlyRule, for Go to judge again). Any other call (an in-scope mutation,
+//   or one the stored state would block) waits for the facade, which
+//   decides it as it decides every call.
 // - read(), blocking() and subscribe() show the stored state (clamped as Go
 //   clamps it) and what arm() and clear() change; arm() writes the circuit as
 //   Go's Arm does; clear() is done again by the facade. The rest waits for
@@ -23,11 +25,11 @@
 import { type Decider, createApi } from "./api.js";
 import { noMetrics } from "./metrics.gen.js";
 import { type DataAttributes, readCircuitTimes } from "./config.js";
-import { armed, blockingAt, readStored, serviceOf } from "./gate.js";
-import { MAX_RETRY_DELAY_MS, createRetry } from "./query.js";
+import { armed, blockingAt, decide, readStored } from "./gate.js";
+import { MAX_RETRY_DELAY_MS } from "./query.js";
 import { isRequest, methodOf } from "./request.js";
 import { synthetic } from "./responses.js";
-import { inScope, scopePrefixes } from "./scope.js";
+import { scopePrefixes } from "./scope.js";
 import { tell } from "./state.js";
 import { type StorageLike, type StoredCircuit, toStored, writeRaw } from "./storage.js";
 import type { Blocking, GatewayCircuit, Listener } from "./types.js";
@@ -60,7 +62,7 @@ export interface Early {
   /** The facade has run: it decides behind the API from now on; returns what it must take over, or null when too late (the stand-in failed over). */
   adopt(facade: Decider): Handover | null;
   /** The facade's file did not load or run (nothing, once it took over): the plain fetch from now on. */
-  fail(err: Error): void;
+  fail(why: string): void;
 }
 
 export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | null, data: DataAttributes, base: string): Early {
@@ -84,22 +86,22 @@ export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | nu
     for (const l of [...listeners.keys()]) tell(l, b.circuit && { ...b.circuit }, b);
   }
 
-  /** Without the facade: the plain fetch, but a stored circuit or pause still answers in scope, as in the facade's fallback. */
-  function plainFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
+  /** What the stored state says of a call to `input` at `now` (gate.ts decide). */
+  function decideAt(input: RequestInfo | URL, now: number) {
     let url = "";
     try {
       url = new URL(isRequest(input) ? input.url : String(input), base).href;
     } catch {
       // fetch rejects it with its own error
     }
+    return decide(url, scope, blocking(now));
+  }
+
+  /** Without the facade: the plain fetch, but a stored circuit or pause still answers in scope, as in the facade's fallback. */
+  function plainFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
     const now = Date.now();
-    const { circuit, pauses } = blocking(now);
-    if (inScope(url, scope)) {
-      if (circuit) return Promise.resolve(synthetic("open", circuit.until, circuit.httpStatus, now));
-      const service = serviceOf(url, scope);
-      const p = pauses.find((p) => p.service === service);
-      if (p) return Promise.resolve(synthetic("cooldown", p.until, 429, now));
-    }
+    const d = decideAt(input, now);
+    if (d.kind === "open" || d.kind === "cooldown") return Promise.resolve(synthetic(d.kind, d.state.until, d.state.httpStatus, now));
     return nativeFetch(input, init);
   }
 
@@ -114,8 +116,8 @@ export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | nu
     fetch(input, init) {
       if (failed) return plainFetch(input, init);
       const m = methodOf(init, isRequest(input) ? input : null);
-      const b = blocking();
-      if ((m === "GET" || m === "HEAD") && !b.circuit && !b.halfOpen && !b.pauses.length) {
+      const d = decideAt(input, Date.now()).kind;
+      if (d === "pass" || (d === "send" && (m === "GET" || m === "HEAD"))) {
         const answer = nativeFetch(input, init);
         const call: EarlyCall = { input, init, answer, answeredAt: 0 };
         const came = () => void (call.answeredAt = Date.now());
@@ -161,7 +163,6 @@ export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | nu
     },
     metrics: () => ({ ...noMetrics(), calls: handover.sent.length, network: handover.sent.length }),
     diagnostics: () => ({ listeners: listeners.size }),
-    retry: createRetry(), // the facade's rule: nothing is judged yet
     retryDelay: (failureCount) => Math.min(1000 * 2 ** failureCount, MAX_RETRY_DELAY_MS), // TanStack's own until the facade runs
     options: undefined as unknown as Decider["options"], // the facade reads them: until it runs, none
   };
@@ -177,10 +178,10 @@ export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | nu
       arrive(g);
       return handover;
     },
-    fail(err) {
+    fail(why) {
       if (current !== standIn || failed) return;
-      failed = err;
-      console.warn(`[gatewaycircuit] ${err.message}: the stored circuit is still honoured, but nothing else is guarded`);
+      failed = new Error(why);
+      console.warn(`[gatewaycircuit] ${why}: the stored circuit is still honoured, but nothing else is guarded`);
       arrive(null);
     },
   };

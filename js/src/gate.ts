@@ -26,8 +26,7 @@ type GateAnswer =
   | { kind: "pass" } // out of scope
   | { kind: "send" } // in scope, nothing stored blocks it
   | { kind: "hold" } // half-open: Go picks the one probe once it runs
-  | { kind: "open"; state: CircuitState }
-  | { kind: "cooldown"; until: number };
+  | { kind: "open" | "cooldown"; state: CircuitState }; // a pause: until its end, for a 429
 
 /** The service of an in-scope URL: the longest scope entry it starts with. */
 export function serviceOf(url: string, scope: readonly string[]): string {
@@ -75,7 +74,7 @@ export function decide(url: string, scope: readonly string[], b: Blocking): Gate
   if (b.circuit) return { kind: "open", state: b.circuit };
   const service = serviceOf(url, scope);
   const p = b.pauses.find((p) => p.service === service);
-  if (p) return { kind: "cooldown", until: p.until };
+  if (p) return { kind: "cooldown", state: { until: p.until, httpStatus: 429 } };
   return b.halfOpen ? { kind: "hold" } : { kind: "send" };
 }
 

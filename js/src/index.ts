@@ -8,7 +8,7 @@
 
 import { createApi } from "./api.js";
 import { createPassthrough } from "./passthrough.js";
-import { createFetchJSON, createQueryFn, createRetry, createRetryDelay } from "./query.js";
+import { createFetchJSON, createQueryFn, createRetryDelay } from "./query.js";
 import { type QueryClientConnection, type QueryClientLike, connectQueryClient as connect } from "./tanstack.js";
 import type { GatewayCircuit } from "./types.js";
 
@@ -38,15 +38,13 @@ const fetchJSON = createFetchJSON(api.fetch);
 
 /**
  * window.gatewayCircuit, looked up at each call; methods can be passed around
- * unbound. Its TanStack helpers are built here over the instance's fetch,
- * blocking() and status: the same errors and retry rule whichever instance
- * answers (set over the API object's own, not passed into it, to keep the
- * tag's file small).
+ * unbound. Its fetchJSON and retryDelay are built here over the instance's
+ * fetch and blocking(): the same errors whichever instance answers (set over
+ * the API object's own, not passed into it, to keep the tag's file small).
  */
 export const gatewayCircuit: GatewayCircuit = Object.assign(api, {
   fetchJSON,
   queryFn: createQueryFn(fetchJSON),
-  retry: createRetry(3, api),
   retryDelay: createRetryDelay(api.blocking),
 });
 

@@ -8,7 +8,7 @@ import { inertOptions } from "./config.js";
 import { type Decider, createApi } from "./api.js";
 import { armed } from "./gate.js";
 import { noMetrics } from "./metrics.gen.js";
-import { createFetchJSON, createRetry, createRetryDelay } from "./query.js";
+import { createFetchJSON, createRetryDelay } from "./query.js";
 import type { GatewayCircuit } from "./types.js";
 
 const nothing = () => ({ circuit: null, halfOpen: false, pauses: [] });
@@ -36,7 +36,6 @@ export function createPassthrough(reason: Error): GatewayCircuit {
     diagnostics: () => ({}),
     fetchJSON: createFetchJSON(plainFetch),
     // Nothing blocks: a 502/503/504 is retried with backoff, as TanStack would.
-    retry: createRetry(),
     retryDelay: createRetryDelay(nothing),
     options,
   };

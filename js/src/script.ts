@@ -27,7 +27,7 @@ export interface Tag {
   src: string;
   early: Early;
   nativeFetch: typeof fetch;
-  /** Adds an async script for `url` (fetchpriority `priority` unless "auto") with the tag's nonce, for a strict CSP. */
+  /** Adds an async script for `url` (its fetchpriority `priority`) with the tag's nonce, for a strict CSP. */
   addScript: (url: string, priority: string) => HTMLScriptElement;
 }
 
@@ -42,7 +42,7 @@ function scriptAdder(nonce: string): Tag["addScript"] {
     const s = document.createElement("script");
     s.src = policy ? policy.createScriptURL(url) : url;
     s.async = true;
-    if (priority !== "auto") s.setAttribute("fetchpriority", priority);
+    s.setAttribute("fetchpriority", priority);
     if (nonce) s.nonce = nonce;
     (document.head ?? document.documentElement).append(s);
     return s;
@@ -56,7 +56,7 @@ const data = { ...(script?.dataset ?? {}) };
 if (g.gatewayCircuit) {
   // One circuit per page: a second tag changes nothing, and says so when it asked for other settings.
   if (g[FIRST] !== undefined && g[FIRST] !== JSON.stringify(data)) {
-    console.warn("[gatewaycircuit] a second script tag with other data-* settings was ignored: the first tag's are in force");
+    console.warn("[gatewaycircuit] a second script tag was ignored: its data-* settings differ from the first's");
   }
 } else {
   g[FIRST] = JSON.stringify(data);
@@ -70,11 +70,11 @@ if (g.gatewayCircuit) {
     const tag: Tag = { data, src, early, nativeFetch, addScript: scriptAdder(script?.nonce ?? "") };
     g[Symbol.for("gatewaycircuit.tag")] = tag;
     const s = tag.addScript(url, "high");
-    s.onerror = () => early.fail(new Error(`${url} did not load`));
-    s.onload = () => early.fail(new Error(`${url} is not the facade's file`)); // unless it ran and took over
-    setTimeout(() => early.fail(new Error(`${url} did not run within ${FACADE_WAIT_MS} ms`)), FACADE_WAIT_MS);
+    s.onerror = () => early.fail(`${url} did not load`);
+    s.onload = () => early.fail(`${url} is not the facade's file`); // unless it ran and took over
+    setTimeout(() => early.fail(`${url} did not run within ${FACADE_WAIT_MS} ms`), FACADE_WAIT_MS);
   } catch (e) {
     // Trusted Types refused the policy or the URL, data-src is not a URL, or the page has no document to add to.
-    early.fail(new Error(`${url} could not be added: ${(e as Error).message}`));
+    early.fail(`${url} could not be added: ${(e as Error).message}`);
   }
 }
