@@ -5,8 +5,7 @@
 // (an event stream never ends) — and a tee branch's cancel() waits for the
 // other branch (WebKit's never resolves). Here the reader's reads are the
 // only ones: nothing is read ahead of it, its cancel() reaches the network
-// at once, and the copy is dropped. A copy never holds more than its limit:
-// past it, it is dropped and the bytes still pass through.
+// at once, and the copy is dropped.
 
 /**
  * A body nobody reads to its end nor cancels (the app looked at the status
@@ -20,12 +19,11 @@ const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 const EVENT_STREAM = /^\s*text\/event-stream\b/i;
 
 /**
- * The Response to hand out in place of `res`: the same status, headers,
- * url, redirected and type, its body read through a copy. `done` is called
- * once: with the bytes when the body was read to its end within `limit`,
- * else with null — an event stream or a declared length over the limit (not
- * copied at all: `res` itself is handed out), a body cancelled, errored or
- * longer than the limit.
+ * The Response to hand out in place of `res` (dressed as it), its body read
+ * through a copy. `done` is called once: with the bytes when the body was
+ * read to its end within `limit`, else with null — an event stream or a
+ * declared length over the limit (not copied at all: `res` itself is handed
+ * out), a body cancelled, errored or longer than the limit.
  */
 export function copyAsRead(res: Response, limit: number, done: (body: ArrayBuffer | null) => void): Response {
   const source = res.body;

@@ -1,14 +1,6 @@
-// The deadline of an in-scope request (data-timeout-ms, default 10 s as
-// ky's; a call's own `timeout` option, as ky names it, overrides it). A
-// request the gateway has not answered by then (its response's headers) is
-// aborted, its callers' promise rejects with a TimeoutError — what fetch
-// gives for AbortSignal.timeout — and Go is told it failed as a 504 would
-// (the trip rule). A body still streaming has no deadline.
-//
-// The requests in flight are also the page's last word: when the page goes
-// away (F5) while the gateway hangs, `hanging` says so, and the facade arms
-// the circuit for one deadline, so the next load does not send everything
-// again into the hang.
+// The deadline of each in-scope request (what it does: GatewayRequestInit's
+// timeout, types.ts), and whether those in flight say the gateway hangs as
+// the page goes away (what the facade does then: circuit.ts, hide).
 
 import { HANG_NOTICE_MS } from "./policy.gen.js";
 import { follow as followSignal, noop, watch } from "./flights.js";
@@ -75,10 +67,7 @@ export function initWithin(input: RequestInfo | URL, init: RequestInit | undefin
   return initFor(input, init, { signal });
 }
 
-/**
- * `p` (a request sent with d's signal, or raced against it) settled through d: d ends; a rejection past the deadline
- * is its TimeoutError. The caller's signal is followed while the caller can still read the answer, as flights.ts's.
- */
+/** `p` (sent with d's signal, or raced against it) settled through d: d ends; a rejection past the deadline is its TimeoutError. */
 export function within(p: Promise<Response>, d: Deadline, now: () => number): Promise<Response> {
   return p.then(
     (res) => {

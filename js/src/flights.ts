@@ -2,8 +2,7 @@
 // answer. Every path uses it — a GET Go coalesced, a plain GET on the quiet
 // path, a mutation whose action is in flight — so a caller's abort has one
 // meaning everywhere: it rejects that caller only, and the request is
-// cancelled when nobody waits for it any more (then the flight leaves the
-// table at once, and the same request made again starts afresh).
+// cancelled when nobody waits for it any more.
 //
 // The request runs on the flight's own AbortController, never on a caller's
 // signal: a leader who aborts must not take the answer from the others. A
@@ -106,9 +105,8 @@ export class Flight {
     this.members.clear();
     all.forEach((m, i) => {
       const r = i === all.length - 1 ? res : res.clone();
-      // A caller with a signal listens while it holds the answer: its abort
-      // stops the body, as with fetch, once every holder aborted. Not for
-      // good: a long-lived signal would gather a listener per call.
+      // A caller with a signal listens until its answer is collected: its
+      // abort stops the body, as with fetch, once every holder aborted.
       if (m.watching) {
         this.holders++;
         watch(r, releaser(this, m));

@@ -39,11 +39,7 @@ export class Copies {
     return this.byId.size;
   }
 
-  /**
-   * Keeps a copy of res's body, taken as the caller reads it (bodycopy.ts), and returns the Response to hand out
-   * instead. `store` is called once, with the body when it was read whole, else with null (not copied); the id it
-   * returns is the copy's (0: not kept). Then `stored` runs.
-   */
+  /** copyAsRead(res) with `store` as its `done`: the copy is kept under the id it returns (0: not kept), then `stored` runs. */
   keep(res: Response, store: (body: ArrayBuffer | null) => number, stored: () => void): Response {
     const { status, statusText } = res;
     const headers = [...res.headers];
