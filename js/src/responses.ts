@@ -23,17 +23,9 @@ export function synthetic(marker: BlockMarker, until: number, httpStatus: number
   });
 }
 
-/** A kept answer: the body and what to rebuild the Response with. */
-interface Copy {
-  body: ArrayBuffer;
-  status: number;
-  statusText: string;
-  headers: [string, string][];
-}
-
 /** The bodies of the copies Go keeps (Go decides which, and when they go). */
 export class Copies {
-  private readonly byId = new Map<number, Copy>();
+  private readonly byId = new Map<number, ResponseInit & { body: ArrayBuffer }>();
 
   get size(): number {
     return this.byId.size;
