@@ -118,8 +118,8 @@ func TestNoHandWrittenLayouts(t *testing.T) {
 }
 
 // The typed calls are generated (bindCalls): engine.ts calls no export
-// that Calls declares, but wraps bindCalls' method, and every export that
-// takes a frame has a Call that writes it.
+// that Calls declares, and every export that takes a frame has a Call that
+// writes it.
 func TestCallsAreGenerated(t *testing.T) {
 	src, err := os.ReadFile("../../js/src/engine.ts")
 	if err != nil {

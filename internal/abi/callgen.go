@@ -29,8 +29,10 @@ func tsCalls(w func(...string), ls []Layout) error {
 	w()
 	w("/** What the typed calls need of Go's memory (engine.ts gives it). */")
 	w("export interface CallIO {")
-	w("  /** Writes s as a frame into Go's buffer, whole; returns its length in bytes. */")
-	w("  put(s: string): number;")
+	w("  /** Writes s as a frame into Go's buffer, whole; returns its length in bytes. Over MaxFrame it throws, or returns -1 when `refuse`. */")
+	w("  put(s: string, refuse?: boolean): number;")
+	w("  /** Writes b where gc_body says. */")
+	w("  body(b: Uint8Array): void;")
 	w("  /** out, viewed after the call that filled it (Go's memory may have grown). */")
 	w("  out(): Float64Array;")
 	w("  /** n bytes of the buffer as text, after the call that wrote them. */")
@@ -49,7 +51,11 @@ func tsCalls(w func(...string), ls []Layout) error {
 		if err != nil {
 			return fmt.Errorf("abi: Calls: %s: %w", c.Export, err)
 		}
-		w("    /** ", e.Name, ": ", e.Doc, " */")
+		doc := e.Doc
+		if c.Refuse {
+			doc += " Null: the frame is over MaxFrame."
+		}
+		w("    /** ", e.Name, ": ", doc, " */")
 		w("    ", c.Method, "(", strings.Join(params, ", "), ") {")
 		for _, l := range body {
 			w("      ", l)
@@ -63,8 +69,8 @@ func tsCalls(w func(...string), ls []Layout) error {
 
 // callBody is the TypeScript of one call: its statements and parameters.
 func callBody(c Call, e Export, layouts map[string]Layout) (body, params []string, err error) {
-	var args []string
-	taken := map[string]bool{"r": true, "out": true, "io": true, "ex": true, "all": true, "v": true}
+	var args, pre []string
+	taken := map[string]bool{"r": true, "out": true, "io": true, "ex": true, "all": true, "v": true, "len": true, "random": true}
 	param := func(name, typ string) error {
 		if taken[name] {
 			return fmt.Errorf("a parameter named %s twice, or named as a local", name)
@@ -73,8 +79,20 @@ func callBody(c Call, e Export, layouts map[string]Layout) (body, params []strin
 		params = append(params, name+": "+typ)
 		return nil
 	}
+	if c.Body {
+		pre = append(pre, "io.body(body);")
+	}
+	if len(c.Random) > 0 {
+		pre = append(pre, "const random = crypto.getRandomValues(new Int32Array("+strconv.Itoa(len(c.Random))+"));")
+	}
 	framed := false
+	drawn := 0
 	for _, p := range e.Params {
+		if i := slices.Index(c.Random, p.Name); i >= 0 {
+			args = append(args, "random["+strconv.Itoa(i)+"]!")
+			drawn++
+			continue
+		}
 		if p.Name != "len" {
 			if err := param(p.Name, "number"); err != nil {
 				return nil, nil, err
@@ -83,16 +101,25 @@ func callBody(c Call, e Export, layouts map[string]Layout) (body, params []strin
 			continue
 		}
 		framed = true
-		arg, pre, err := frameArg(c, layouts, param)
+		arg, put, err := frameArg(c, layouts, param)
 		if err != nil {
 			return nil, nil, err
 		}
-		body = append(body, pre...)
+		pre = append(pre, put...)
 		args = append(args, arg)
 	}
 	if framed != (c.Frame != "") {
 		return nil, nil, fmt.Errorf("Frame %q, but the export takes a len parameter: %v", c.Frame, framed)
 	}
+	if drawn != len(c.Random) {
+		return nil, nil, fmt.Errorf("Random names a parameter the export does not have")
+	}
+	if c.Body {
+		if err := param("body", "Uint8Array"); err != nil {
+			return nil, nil, err
+		}
+	}
+	body = pre
 	call := "ex." + e.Name + "(" + strings.Join(args, ", ") + ")"
 	if e.Result == "" && c.Result != ResultAsIs {
 		return nil, nil, fmt.Errorf("the export has no result to read")
@@ -159,7 +186,14 @@ func callBody(c Call, e Export, layouts map[string]Layout) (body, params []strin
 // method's parameters (declared through param), and the statements before
 // the call.
 func frameArg(c Call, layouts map[string]Layout, param func(name, typ string) error) (arg string, pre []string, err error) {
+	refuse := ""
+	if c.Refuse {
+		refuse = ", true"
+	}
 	if slices.ContainsFunc(LineFrames, func(f LineFrame) bool { return f.Name == c.Frame }) {
+		if c.Refuse {
+			return "", nil, fmt.Errorf("Refuse with a line frame")
+		}
 		name := lowerCamel(c.Frame)
 		return "io.put(" + name + ")", nil, param(name, "string")
 	}
@@ -184,7 +218,13 @@ func frameArg(c Call, layouts map[string]Layout, param func(name, typ string) er
 	if fixed != len(c.Fixed) {
 		return "", nil, fmt.Errorf("Fixed names a field %s does not have", c.Frame)
 	}
-	put := "io.put(write" + c.Frame + "({ " + strings.Join(fields, ", ") + " }))"
+	put := "io.put(write" + c.Frame + "({ " + strings.Join(fields, ", ") + " })" + refuse + ")"
+	if c.Refuse {
+		if c.SkipEmpty {
+			return "", nil, fmt.Errorf("Refuse with SkipEmpty")
+		}
+		return "len", []string{"const len = " + put + ";", "if (len < 0) return null;"}, nil
+	}
 	if !c.SkipEmpty {
 		return put, nil, nil
 	}

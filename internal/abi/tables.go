@@ -98,6 +98,16 @@ type Call struct {
 	// those Fixed sets.
 	Frame string
 	Fixed map[string]string // frame field → the value it always has
+	// Refuse: a frame over MaxFrame is not written, and the method answers
+	// null (gc_begin: the request is not decided on a prefix, see MaxFrame).
+	// A call without it throws there.
+	Refuse bool
+	// Body: the method takes a body after the frame's fields, written at
+	// gc_body before the call.
+	Body bool
+	// Random are the export's parameters the method fills with random words
+	// (crypto.getRandomValues) instead of taking them.
+	Random []string
 	// SkipEmpty: a frame whose fields are all empty is not encoded; it goes
 	// as length 0, which Go reads as the same frame.
 	SkipEmpty bool
@@ -123,18 +133,16 @@ const (
 
 // Calls are the typed calls over the exports. An export that is not here
 // (addresses, the buffer's growth, gc_body and gc_store) is called by
-// engine.ts, which also wraps gc_begin (a frame over MaxFrame passes the
-// request through untouched) and gc_idem_begin (the body and the random
-// words are JS's).
+// engine.ts.
 var Calls = []Call{
 	{Export: "gc_configure", Method: "configure", Frame: "Attributes"},
-	{Export: "gc_begin", Method: "begin", Frame: "Request", Result: ResultFlags, Flags: []string{"Kind", "Changed", "Keyed"}, Out: "BeginOut"},
+	{Export: "gc_begin", Method: "begin", Frame: "Request", Refuse: true, Result: ResultFlags, Flags: []string{"Kind", "Changed", "Keyed"}, Out: "BeginOut"},
 	{Export: "gc_adopt", Method: "adopt", Frame: "Request", Fixed: map[string]string{"Method": "GET", "Headers": ""}},
 	{Export: "gc_finish", Method: "finish", Frame: "Answer", SkipEmpty: true, Result: ResultFlags, Flags: []string{"Changed", "Retry", "WantBody", "Serve"}, Out: "FinishOut"},
 	{Export: "gc_observe", Method: "observe", Frame: "Observe", Result: ResultFlags, Flags: []string{"Changed"}},
 	{Export: "gc_abort", Method: "abort", Result: ResultBool},
 	{Export: "gc_dropped", Method: "dropped", Result: ResultDrain},
-	{Export: "gc_idem_begin", Method: "idemBegin", Frame: "Mutation", Result: ResultDecision, Enum: "Idem", Out: "IdemBeginOut"},
+	{Export: "gc_idem_begin", Method: "idemBegin", Frame: "Mutation", Body: true, Random: []string{"r0", "r1", "r2", "r3"}, Result: ResultDecision, Enum: "Idem", Out: "IdemBeginOut"},
 	{Export: "gc_idem_finish", Method: "idemFinish", Frame: "Action"},
 	{Export: "gc_arm", Method: "arm"},
 	{Export: "gc_clear", Method: "clear"},

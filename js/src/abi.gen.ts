@@ -323,8 +323,10 @@ export function readAction(s: string): Action {
 
 /** What the typed calls need of Go's memory (engine.ts gives it). */
 export interface CallIO {
-  /** Writes s as a frame into Go's buffer, whole; returns its length in bytes. */
-  put(s: string): number;
+  /** Writes s as a frame into Go's buffer, whole; returns its length in bytes. Over MaxFrame it throws, or returns -1 when `refuse`. */
+  put(s: string, refuse?: boolean): number;
+  /** Writes b where gc_body says. */
+  body(b: Uint8Array): void;
   /** out, viewed after the call that filled it (Go's memory may have grown). */
   out(): Float64Array;
   /** n bytes of the buffer as text, after the call that wrote them. */
@@ -338,9 +340,11 @@ export function bindCalls(ex: Exports, io: CallIO) {
     configure(now: number, attributes: string) {
       return ex.gc_configure(now, io.put(attributes));
     },
-    /** gc_begin: Decides for the Request frame: a Kind in the low byte, FlagChanged, FlagKeyed; out holds BeginOut. */
+    /** gc_begin: Decides for the Request frame: a Kind in the low byte, FlagChanged, FlagKeyed; out holds BeginOut. Null: the frame is over MaxFrame. */
     begin(now: number, method: string, url: string, headers: string) {
-      const r = ex.gc_begin(now, io.put(writeRequest({ method, url, headers })));
+      const len = io.put(writeRequest({ method, url, headers }), true);
+      if (len < 0) return null;
+      const r = ex.gc_begin(now, len);
       const out = io.out();
       return {
         kind: (r & Flag.KindMask) as Kind,
@@ -392,8 +396,10 @@ export function bindCalls(ex: Exports, io: CallIO) {
       return all;
     },
     /** gc_idem_begin: Registers a mutation gc_begin said is keyed (Mutation frame, the caller's own Idempotency-Key read from its headers; body in gc_body; r0..r3 random): an idempotency.Decision, the Key frame in the buffer (its length in IdemBeginOut); or a Code. */
-    idemBegin(now: number, method: string, url: string, headers: string, r0: number, r1: number, r2: number, r3: number) {
-      const r = ex.gc_idem_begin(now, io.put(writeMutation({ method, url, headers })), r0, r1, r2, r3);
+    idemBegin(now: number, method: string, url: string, headers: string, body: Uint8Array) {
+      io.body(body);
+      const random = crypto.getRandomValues(new Int32Array(4));
+      const r = ex.gc_idem_begin(now, io.put(writeMutation({ method, url, headers })), random[0]!, random[1]!, random[2]!, random[3]!);
       if (r < 0) return { code: r as Code | Idem, message: io.text(ex.gc_message_len()), operation: "", key: "", header: "" };
       const out = io.out();
       const keyFrame = readKey(io.text(out[0]!));

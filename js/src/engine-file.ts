@@ -3,12 +3,11 @@
 // Go's wasm_exec.js, the wasm loader and the Go path. It only registers itself;
 // the facade's file hands it the compiling wasm and takes the running engine.
 
-import "./goruntime.js"; // first: it records the page's globals before wasm_exec.js runs
+import { takeGoGlobals } from "./goruntime.js"; // first: it records the page's globals before wasm_exec.js runs
 import "../../build/wasm_exec.js";
 import type { Started } from "./circuit.js";
 import { readGoOptions } from "./config.js";
 import { loadEngine } from "./engine.js";
-import { takeGoGlobals } from "./goruntime.js";
 import { createGoPath } from "./gopath.js";
 
 /** What this file registers for the tag's file, under Symbol.for("gatewaycircuit.engine"). */

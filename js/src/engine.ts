@@ -18,9 +18,6 @@ export type Outcome = ReturnType<Engine["finish"]>;
 /** The calls into Go (separate from loading, so the tests can fake it). */
 export type Engine = Omit<ReturnType<typeof bind>, "configure" | "text">;
 
-/** Thrown by put() for a frame over Limit.MaxFrame; the caller passes the request through. */
-class FrameTooLarge extends Error {}
-
 /**
  * Starts the wasm `compiled` (the tag's file fetched and compiled it, while
  * this file loaded), then hands it the attributes; the result carries Go's
@@ -28,7 +25,6 @@ class FrameTooLarge extends Error {}
  */
 export async function loadEngine(compiled: Promise<WebAssembly.Module>, attributes: string): Promise<{ engine: Engine; options: string }> {
   const go = newGo();
-  if (!go) throw new Error("Go's wasm_exec.js runtime is missing");
   const storage = sessionStorageOf(globalThis);
   let memory: WebAssembly.Memory | null = null;
   const imports = { ...go.importObject, [IMPORT_MODULE]: { ...goStorage(() => memory!, () => storage) } };
@@ -87,13 +83,13 @@ export function bind(ex: Exports, exited: Promise<void>) {
       statuses = new Uint8Array(buffer, statusesPtr, Limit.QuietStatusLen);
     }
   };
-  /** Writes s as a frame and returns its byte length; throws FrameTooLarge. */
-  const put = (s: string) => {
+  const put = (s: string, refuse?: boolean) => {
     const worst = s.length * 3; // UTF-16 code unit → at most 3 UTF-8 bytes
     if (worst > cap) {
       if (worst > Limit.MaxFrame) {
         const exact = encoder.encode(s).length;
-        if (exact > Limit.MaxFrame) throw new FrameTooLarge(`frame of ${exact} bytes`);
+        if (exact > Limit.MaxFrame && refuse) return -1;
+        if (exact > Limit.MaxFrame) throw new Error(`frame of ${exact} bytes`);
       }
       ptr = ex.gc_reserve(Math.min(worst, Limit.MaxFrame));
       cap = Math.min(worst, Limit.MaxFrame);
@@ -102,7 +98,6 @@ export function bind(ex: Exports, exited: Promise<void>) {
     mem();
     return encoder.encodeInto(s, bytes).written; // whole: the buffer holds 3 bytes per code unit
   };
-  /** Reads n bytes of the buffer as text (after a call that wrote there). */
   const text = (n: number) => {
     ptr = ex.gc_buf(); // Go may have grown it to write
     cap = Math.max(cap, n);
@@ -110,7 +105,11 @@ export function bind(ex: Exports, exited: Promise<void>) {
     mem();
     return decoder.decode(new Uint8Array(ex.mem.buffer, ptr, n).slice());
   };
-  const calls = bindCalls(ex, { put, out: () => (mem(), out), text });
+  const putBody = (b: Uint8Array) => {
+    const at = ex.gc_body(b.length); // may grow memory: the view is taken after
+    if (b.length) new Uint8Array(ex.mem.buffer, at, b.length).set(b);
+  };
+  const calls = bindCalls(ex, { put, body: putBody, out: () => (mem(), out), text });
 
   return {
     ...calls,
@@ -128,31 +127,13 @@ export function bind(ex: Exports, exited: Promise<void>) {
       if (statuses.length === 0) mem();
       return statuses[status - Status.Opaque] === 1;
     },
-    /** null: the frame is too large to pass (the request is passed through untouched). */
-    begin(now: number, method: string, url: string, headers: string) {
-      try {
-        return calls.begin(now, method, url, headers);
-      } catch (e) {
-        if (e instanceof FrameTooLarge) return null;
-        throw e;
-      }
-    },
     /** Keeps a body as the ticket's copy; returns its id (0: not kept). null: no copy was taken (Go lets the ticket go). */
     store(now: number, ticket: number, body: ArrayBuffer | null): number {
       if (!body) return ex.gc_store(now, ticket, -1, -1);
       // A short body goes to Go whole: it decides whether it is "empty".
       const small = body.byteLength <= Limit.ShortBody ? body.byteLength : -1;
-      if (small > 0) {
-        const at = ex.gc_body(small); // may grow memory: the view is taken after
-        new Uint8Array(ex.mem.buffer, at, small).set(new Uint8Array(body));
-      }
+      if (small > 0) putBody(new Uint8Array(body));
       return ex.gc_store(now, ticket, body.byteLength, small);
-    },
-    idemBegin(now: number, method: string, url: string, headers: string, body: Uint8Array) {
-      const at = ex.gc_body(body.length); // may grow memory: the view is taken after
-      if (body.length) new Uint8Array(ex.mem.buffer, at, body.length).set(body);
-      const r = crypto.getRandomValues(new Int32Array(4));
-      return calls.idemBegin(now, method, url, headers, r[0]!, r[1]!, r[2]!, r[3]!);
     },
     memoryBytes: () => ex.mem.buffer.byteLength,
     /** Settles when the Go program stops; it should never. */

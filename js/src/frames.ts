@@ -15,7 +15,6 @@
 /** An instance's reload, under this symbol on window.gatewayCircuit (the same across frames: Symbol.for). */
 export const RELOAD = Symbol.for("gatewaycircuit.reload");
 
-/** Calls the reload of every other instance in the frames of `self`'s tab that it may reach. */
 export function tellFrames(self: Window): void {
   let top: Window;
   try {

@@ -49,21 +49,28 @@ export function createGoPath(
   again: (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>,
 ) {
   const core: Core = { ...facade, copies: new Copies(), lastSuccess: 0, lastSuccessSent: 0 };
-  const { call, sync, now } = core;
-  const { passThrough, local } = facade;
-  const nativeFetch = core.fetch;
+  const { call, sync, now, fetch: nativeFetch, passThrough, local } = facade;
   const flights = new FlightTable();
   const probes = new Map<number, { ended: Promise<void>; release(): void; timer: ReturnType<typeof setTimeout> }>(); // half-open probes with waiters
   let solo = 0; // names quiet-path flights that are not shared
 
   function decide(req: Described, input: RequestInfo | URL, init: RequestInit | undefined): Promise<Response> | null {
     // Go says no policy has anything to say (guard.Quiet): a plain GET goes
-    // out without a call, and only an answer that matters is reported.
+    // out without a call, coalesced by URL (it has no other property), and
+    // only an answer that matters is reported.
     if (req.plain) {
       const bits = engine.quiet(); // a read of Go's memory: no call, nothing to catch
       if (bits & Quiet.Idle) {
         if (!inScope(req.url, o.scope)) return passThrough(input, init);
-        return quietFetch(req, input, init, (bits & Quiet.Coalesce) !== 0);
+        const coalesce = (bits & Quiet.Coalesce) !== 0;
+        const shared = coalesce ? flights.get(req.url) : undefined; // (no other kind of key is an absolute URL)
+        if (shared && !shared.settled) {
+          core.counts.coalesced++;
+          return local(shared.add(req.signal));
+        }
+        const plan = { ticket: 0, sentAt: 0, input, init, req };
+        const own = coalesce ? req.url : `s${++solo}`;
+        return req.signal === undefined ? lead(own, plan) : sendShared(core, flights, own, plan);
       }
     }
     const a = call((e) => e.begin(now(), req.method, req.url, req.headers));
@@ -106,20 +113,6 @@ export function createGoPath(
         return cached ? local(Promise.resolve(cached)) : null;
       }
     }
-    return null;
-  }
-
-  /** The quiet path: coalesced by URL (a plain GET has no other property), sent without a ticket. */
-  function quietFetch(req: Described, input: RequestInfo | URL, init: RequestInit | undefined, coalesce: boolean) {
-    const key = req.url; // (no other kind of key is an absolute URL)
-    const shared = coalesce ? flights.get(key) : undefined;
-    if (shared && !shared.settled) {
-      core.counts.coalesced++;
-      return local(shared.add(req.signal));
-    }
-    const plan = { ticket: 0, sentAt: 0, input, init, req };
-    const own = coalesce ? key : `s${++solo}`;
-    return req.signal === undefined ? lead(own, plan) : sendShared(core, flights, own, plan);
   }
 
   /**

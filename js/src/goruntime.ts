@@ -33,22 +33,19 @@ let ours: Map<Name, unknown> | null = null;
 
 /** Call once, right after wasm_exec.js ran: takes its globals off the page. */
 export function takeGoGlobals(): void {
-  if (ours) return;
   ours = new Map(NAMES.map((n) => [n, g[n]] as const));
   restore(pageHad);
 }
 
-/** A new Go runtime instance, or null when wasm_exec.js did not load. */
-export function newGo(): GoRuntime | null {
-  const Go = (ours?.get("Go") ?? g.Go) as (new () => GoRuntime) | undefined;
-  return typeof Go === "function" ? new Go() : null;
+/** A new Go runtime instance (wasm_exec.js's Go). */
+export function newGo(): GoRuntime {
+  return new (ours!.get("Go") as new () => GoRuntime)();
 }
 
 /** Runs go.run() with wasm_exec's globals in place, and takes them off again. */
 export function runGo(go: GoRuntime, instance: WebAssembly.Instance): Promise<void> {
-  if (!ours) return go.run(instance);
   const saved = present();
-  restore(ours);
+  restore(ours!);
   try {
     return go.run(instance);
   } finally {

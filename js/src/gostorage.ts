@@ -1,9 +1,7 @@
 // sessionStorage as the wasm reaches it: the functions of IMPORT_MODULE
-// (internal/abi Imports), given to the wasm when it is instantiated. Go reads
-// and writes the circuit, the pauses and the idempotency ledger through them,
-// with keys and values as UTF-8 in its own memory. Not through syscall/js:
-// each value that hands Go stays in wasm_exec.js's table until a Go finalizer
-// releases it, and in a page that only calls exports none runs.
+// (internal/abi Imports says why not through syscall/js), given to the wasm
+// when it is instantiated. Go keeps the circuit, the pauses and the
+// idempotency ledger there.
 
 import { type Imports, StorageResult } from "./abi.gen.js";
 import type { StorageLike } from "./storage.js";

@@ -6,11 +6,10 @@
 import { Code, Idem } from "./abi.gen.js";
 import { GatewayIdempotencyError } from "./errors.js";
 import type { FlightTable } from "./flights.js";
+import { encoder } from "./gostorage.js";
 import { type Core, type Plan, sendShared, statusOf } from "./network.js";
 import { MARKER_HEADER } from "./query.js";
 import { type Described, initFor } from "./request.js";
-
-const encoder = new TextEncoder();
 
 /** The body's bytes, or null when it cannot be read without consuming it (FormData's boundary is random; streams). */
 async function bodyBytes(input: RequestInfo | URL, init: RequestInit | undefined, req: Described): Promise<Uint8Array | null> {

@@ -58,10 +58,8 @@ export function statusOf(res: Response): number {
 /**
  * On the quiet path (no ticket), an answer that changes nothing (Go's table:
  * guard.Uneventful) to a request sent at `sent` is not reported: true when
- * `st` is one, and it was dealt with here. When the latest success was sent
- * and answered is kept: the trip rule needs it when a failure comes (a
- * success in flight together with the failure says a rate limiter, not an
- * outage); an opaque answer is none.
+ * `st` is one, and it was dealt with here. The latest success is kept for
+ * the trip rule (gc_succeeded); an opaque answer is none.
  */
 export function quietAnswer(core: Core, st: number, sent: number, answered: number): boolean {
   if (!core.uneventful(st)) return false;
@@ -111,7 +109,6 @@ export function send(core: Core, flight: Flight, plan: Plan, sent?: Promise<Resp
   const init = signal ? initFor(plan.input, plan.init, { signal }) : plan.init;
   let answer: Response | null = null;
 
-  // A request past its deadline failed as a 504 would: the gateway did not answer in time.
   const report = (res: Response | null, timedOut = false): Outcome | null => {
     const st = res ? statusOf(res) : timedOut ? TIMEOUT_STATUS : Status.NoAnswer;
     if (!plan.ticket) {
