@@ -2,7 +2,6 @@
 // CSS can show a restored overlay in the very first frame instead of after
 // the app hydrates. It only reads, with the module's own reading rule
 // (storage.ts restorePhase); cleaning up an expired or bad entry is the module's job.
-// head.ts ships it, bundled, as the text of an inline <head> script.
 
 import { readRaw, restorePhase, sessionStorageOf } from "./storage.js";
 
