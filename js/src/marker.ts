@@ -8,7 +8,6 @@ import { readRaw, restorePhase, sessionStorageOf } from "./storage.js";
 /** The attribute on <html>: "armed" while the stored circuit is armed. */
 export const ARMED_ATTRIBUTE = "data-gateway-circuit";
 
-/** Sets ARMED_ATTRIBUTE="armed" on `root` when the stored circuit is armed at `now`. */
 export function markIfArmed(root: Element, storageHost: object, now: number, maxTtlMs: number): boolean {
   const armed = restorePhase(readRaw(sessionStorageOf(storageHost)), now, maxTtlMs).phase === "open";
   if (armed) root.setAttribute(ARMED_ATTRIBUTE, "armed");
