@@ -1,10 +1,7 @@
 // What a server renders into <head> (the `@gatewaycircuit/browser/head`
-// entry): the inline marker script, the tag's stand-in to render inline,
-// and the content-hashed names of the script-tag build. Safe to import
-// anywhere; it touches no browser global.
-//
-// js/build.mjs fills the three constants in at package build time (esbuild
-// `define`); unbuilt (in unit tests) they are empty.
+// entry). Safe to import anywhere; it touches no browser global. js/build.mjs
+// fills the three constants in at package build time (esbuild `define`);
+// unbuilt (in unit tests) they are empty.
 
 export { ARMED_ATTRIBUTE } from "./marker.js";
 

@@ -2,14 +2,12 @@
 // CSS can show a restored overlay in the very first frame instead of after
 // the app hydrates. It only reads, with the module's own reading rule
 // (storage.ts restorePhase); cleaning up an expired or bad entry is the module's job.
-// head.ts ships it, bundled, as the text of an inline <head> script.
 
 import { readRaw, restorePhase, sessionStorageOf } from "./storage.js";
 
 /** The attribute on <html>: "armed" while the stored circuit is armed. */
 export const ARMED_ATTRIBUTE = "data-gateway-circuit";
 
-/** Sets ARMED_ATTRIBUTE="armed" on `root` when the stored circuit is armed at `now`. */
 export function markIfArmed(root: Element, storageHost: object, now: number, maxTtlMs: number): boolean {
   const armed = restorePhase(readRaw(sessionStorageOf(storageHost)), now, maxTtlMs).phase === "open";
   if (armed) root.setAttribute(ARMED_ATTRIBUTE, "armed");

@@ -76,23 +76,13 @@ export function createFetchJSON(fetchFn: typeof fetch): FetchJSON {
 /** TanStack's longest wait between retries; a server asking for more is not retried. */
 export const MAX_RETRY_DELAY_MS = 30_000;
 
-/**
- * TanStack's `retry` option (the rule is the README's): what another try can
- * fix, never while the circuit is armed or half-open. Before Go runs (status
- * "loading", or no `circuit`) nothing has judged an answer yet, so it retries
- * as TanStack would: by then Go has, and the retry of an outage is answered
- * locally.
- */
+/** GatewayCircuit.retry's rule with `maxRetries`; without `circuit` it judges as before Go runs. */
 export function createRetry(maxRetries = 3, circuit?: Pick<GatewayCircuit, "blocking" | "status">) {
   return (failureCount: number, error: unknown): boolean => {
     if (failureCount >= maxRetries) return false;
     if (isGatewayError(error)) {
       // A refused mutation (GatewayIdempotencyError) would be refused again.
       if (typeof error.httpStatus !== "number") return false;
-      // The open circuit's answer, or a pause's: only the wait a server asked
-      // for (Retry-After), within 30 s, is retried, when the server said. A
-      // pause the module chose is left to connectQueryClient, which asks
-      // once when it ends, and the rest only if that succeeds.
       if (error.circuitOpen) {
         const asked = (p: Pause) => p.serverAsked && p.until === error.until && p.until - Date.now() <= MAX_RETRY_DELAY_MS;
         return error.reason === "cooldown" && !!circuit?.blocking().pauses.some(asked);
@@ -107,11 +97,7 @@ export function createRetry(maxRetries = 3, circuit?: Pick<GatewayCircuit, "bloc
   };
 }
 
-/**
- * TanStack's `retryDelay` option: the later of the server's Retry-After (or
- * the end of the pause that answered) and the module's pause for the
- * request's service; else TanStack's own backoff (1 s, 2 s, 4 s… at most 30 s).
- */
+/** GatewayCircuit.retryDelay over the instance's `blocking`. */
 export function createRetryDelay(blocking: () => Blocking, now: () => number = Date.now) {
   return (failureCount: number, error: unknown): number => {
     let wait = 0;
@@ -136,10 +122,6 @@ export interface QueryFnInit extends GatewayRequestInit {
   abortOnUnmount?: boolean;
 }
 
-/**
- * TanStack's `queryFn` for one URL. It reads the context's `signal` only
- * with `abortOnUnmount`: reading it is what makes TanStack abort the query.
- */
 export function createQueryFn(fetchJSON: FetchJSON) {
   return <T = unknown>(input: RequestInfo | URL, init: QueryFnInit = {}): ((ctx: { signal?: AbortSignal }) => Promise<T>) => {
     const { abortOnUnmount = false, ...request } = init;

@@ -1,9 +1,7 @@
 // The server-safe entry (`react-server`, `node`, `default`): importing it in a
 // Server Component, during `next build`, in SSR of a client component, or in
-// Node never touches `window`. There is no circuit on a server: it is per
-// browser tab, in sessionStorage. It exports what the browser entry does, but
-// `gatewayCircuit` is a pass-through (see passthrough.ts), so code shared with
-// the browser renders the same.
+// Node never touches `window`. It exports what the browser entry does, so
+// code shared with the browser renders the same.
 
 import { createPassthrough } from "./passthrough.js";
 import { type QueryClientConnection, type QueryClientLike, connectQueryClient as connect } from "./tanstack.js";

@@ -2,9 +2,8 @@
 // because of the gateway are fetched again by themselves when the circuit
 // closes or turns half-open — one first, the rest only if it succeeds; and
 // the overlay's question (is the gateway down?) answered from the circuit and
-// from the queries' errors, so even when the module's files did not load.
-// Written against the shapes of TanStack's QueryClient and Query, not its
-// code: the package depends on nothing at run time.
+// the queries' errors. Written against the shapes of TanStack's QueryClient
+// and Query, not its code: the package depends on nothing at run time.
 
 import { isGatewayError } from "./brand.js";
 import { DEFAULT_TRIP_STATUSES } from "./config.js";
@@ -71,19 +70,17 @@ export function connectQueryClient(
   const cache = client.getQueryCache();
   // The page's trip statuses (data-trip-statuses, as Go put them in force); the defaults until the facade runs.
   const trips = () => circuit.options?.tripStatuses ?? DEFAULT_TRIP_STATUSES;
-  /** An active query whose error the circuit or a pause caused: another fetch may fix it once they end. */
+  /** An active query whose error the gateway caused (an outage, the module's answer, a 429): another fetch may fix it. */
   const failed = (q: QueryLike) => {
     const { status, fetchStatus, error: e } = q.state;
-    return q.isActive() && status === "error" && fetchStatus === "idle" && (isOutageError(e, trips()) || (isGatewayError(e) && (e.circuitOpen || e.status === 429)));
+    return q.isActive() && status === "error" && fetchStatus === "idle" && isGatewayError(e) && (e.circuitOpen || e.status === 429 || isOutageError(e, trips()));
   };
   const blocks = (b: Blocking) => b.circuit !== null || b.pauses.length > 0;
   let blocked = blocks(circuit.blocking());
   let recovering: Promise<void> | null = null;
 
-  /**
-   * The failed queries again: one (the probe), and the rest once it succeeded. The probe is the one that failed last:
-   * with one upstream down, its queries failed first, and a healthy section opened after them is asked.
-   */
+  // The probe is the query that failed last: with one upstream down, its
+  // queries failed first, and a healthy section opened after them is asked.
   function recover(): Promise<void> {
     if (recovering) return recovering;
     const all = cache.findAll().filter(failed);
@@ -112,8 +109,7 @@ export function connectQueryClient(
     const b = circuit.blocking();
     const errors = cache.findAll().filter(failed).map((q) => q.state.error);
     const pause = b.pauses[0];
-    const outageError = errors.find((e) => isOutageError(e, trips()));
-    const httpStatus = b.circuit?.httpStatus ?? outageError?.httpStatus ?? (pause ? 429 : 0);
+    const httpStatus = b.circuit?.httpStatus ?? errors.find((e) => isOutageError(e, trips()))?.httpStatus ?? (pause ? 429 : 0);
     if (httpStatus === 0 && !b.halfOpen) return null;
     return { httpStatus, until: b.circuit?.until ?? pause?.until ?? null, halfOpen: b.halfOpen, failedQueries: errors.length };
   }

@@ -65,7 +65,6 @@ export interface GatewayCircuit {
    * Retry-After). A pause the server asked for stays, visible in blocking().
    */
   clear(): void;
-  /** Everything that blocks requests now (the circuit, half-open, 429 pauses). */
   blocking(): Blocking;
   /**
    * Logout: drops what belongs to the user — stale and empty-result copies,
@@ -73,10 +72,7 @@ export interface GatewayCircuit {
    * next user of the tab never receives it.
    */
   forget(): void;
-  /**
-   * Called on arm, clear and expiry, and once (in a microtask) right after
-   * subscribing when a circuit restored from a previous page load is armed.
-   */
+  /** Calls `listener` on every change (Listener), and in a microtask after subscribing if a circuit restored from an earlier load is armed. */
   subscribe(listener: Listener): () => void;
   /** Resolves when the wasm runs; rejects if it cannot. The API works before. */
   readonly ready: Promise<void>;
@@ -95,12 +91,19 @@ export interface GatewayCircuit {
   /** `queryFn: gatewayCircuit.queryFn<User>("/api/me")`: fetchJSON for TanStack; an unmount aborts it only with `init.abortOnUnmount` (QueryFnInit). */
   queryFn<T = unknown>(input: RequestInfo | URL, init?: QueryFnInit): (ctx: { signal?: AbortSignal }) => Promise<T>;
   /**
-   * TanStack's `retry`: a network error, a 5xx while the circuit is closed (a
-   * rate limiter's 503), a 408 or a 429, up to 3 times; never an answer the
-   * module made up, nothing while the circuit is armed or half-open, no other 4xx.
+   * TanStack's `retry`, up to 3 times: a network error, a 5xx while the
+   * circuit is closed (a rate limiter's 503), a 408 or a 429, and the answer
+   * of a pause the server asked for (Retry-After) once it ends. No other
+   * answer the module made up, nothing while the circuit is armed or
+   * half-open, no other 4xx, no wait beyond 30 s. Before Go runs it retries
+   * as TanStack would: Go judges the retry, and answers an outage's locally.
    */
   retry(failureCount: number, error: unknown): boolean;
-  /** TanStack's `retryDelay`: the server's Retry-After or the module's 429 pause, else TanStack's backoff (1, 2, 4 s…). */
+  /**
+   * TanStack's `retryDelay`: the later of the server's Retry-After (or the end
+   * of the pause that answered) and the module's pause for the request's
+   * service; else TanStack's own backoff (1, 2, 4 s…, at most 30 s).
+   */
   retryDelay(failureCount: number, error: unknown): number;
   isGatewayError(e: unknown): e is GatewayHttpError;
   isCircuitOpenError(e: unknown): e is GatewayHttpError & { circuitOpen: true };
