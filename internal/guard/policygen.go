@@ -11,6 +11,16 @@ import (
 	"github.com/gatewaycircuit/gatewaycircuit/internal/idempotency"
 )
 
+// kindConsts names each kind's constant in policy.gen.ts.
+var kindConsts = [len(kinds)]string{
+	millis:           "KIND_MILLIS",
+	count:            "KIND_COUNT",
+	statuses:         "KIND_STATUSES",
+	onOff:            "KIND_ON_OFF",
+	onOffAlways:      "KIND_ON_OFF_ALWAYS",
+	onOffCrossOrigin: "KIND_ON_OFF_CROSS_ORIGIN",
+}
+
 // PolicyTypeScript renders js/src/policy.gen.ts: the part of the policy the
 // shim needs before the wasm runs, as data. The tag's stand-in and the
 // pre-ready gate read the data-* attributes with settings and kinds (the
@@ -41,16 +51,14 @@ func PolicyTypeScript() string {
 	w("  readonly words: readonly string[];")
 	w("}")
 	w()
-	w("/** The kinds, by Setting.kind. */")
-	w("export const KINDS: readonly Kind[] = [")
-	for _, k := range kinds {
+	// One constant per kind, which a setting names: a bundle carries only the kinds of the settings it reads.
+	for i, k := range kinds {
 		words := make([]string, len(k.Words))
-		for i, x := range k.Words {
-			words[i] = q(x)
+		for j, x := range k.Words {
+			words[j] = q(x)
 		}
-		w("  { min: ", n(k.Min), ", max: ", n(k.Max), ", list: ", strconv.FormatBool(k.List), ", words: [", strings.Join(words, ", "), "] },")
+		w("export const ", kindConsts[i], ": Kind = { min: ", n(k.Min), ", max: ", n(k.Max), ", list: ", strconv.FormatBool(k.List), ", words: [", strings.Join(words, ", "), "] };")
 	}
-	w("];")
 	w()
 	w("/** Other spellings of a switch's words. */")
 	w("export const ALIASES: Readonly<Record<string, string>> = {")
@@ -63,7 +71,7 @@ func PolicyTypeScript() string {
 	w("export interface Setting {")
 	w("  readonly name: string;")
 	w("  readonly def: string;")
-	w("  readonly kind: number;")
+	w("  readonly kind: Kind;")
 	w("  readonly capBy: string;")
 	w("}")
 	w()
@@ -71,7 +79,7 @@ func PolicyTypeScript() string {
 	for _, s := range settings {
 		c := constName(s.name)
 		names = append(names, c)
-		w("export const ", c, ": Setting = { name: ", q(s.name), ", def: ", q(s.def), ", kind: ", n(int64(s.kind)), ", capBy: ", q(s.capBy), " };")
+		w("export const ", c, ": Setting = { name: ", q(s.name), ", def: ", q(s.def), ", kind: ", kindConsts[s.kind], ", capBy: ", q(s.capBy), " };")
 	}
 	w()
 	w("/** A setting's name: the data-* attribute as the DOMStringMap names it. */")

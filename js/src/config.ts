@@ -13,7 +13,6 @@ import { type Option, readOptionsFrame, wholeNumber, writeAttributesFrame } from
 import {
   ALIASES,
   HALF_OPEN_MS,
-  KINDS,
   MAX_TTL_MS,
   type Options,
   SETTINGS,
@@ -36,7 +35,7 @@ export const DEFAULT_TRIP_STATUSES: readonly number[] = /* @__PURE__ */ (() => s
 function checked(s: Setting, raw: string | undefined): string {
   const v = raw?.trim() ?? "";
   if (v === "") return s.def;
-  const k = KINDS[s.kind]!;
+  const k = s.kind;
   if (k.words.length) {
     const w = v.toLowerCase();
     const word = Object.prototype.hasOwnProperty.call(ALIASES, w) ? ALIASES[w]! : w;
@@ -90,7 +89,7 @@ function typed(values: Readonly<Record<string, string>>): Partial<Options> {
   for (const s of SETTINGS) {
     const v = values[s.name];
     if (v === undefined || v === "") continue;
-    const k = KINDS[s.kind]!;
+    const k = s.kind;
     options[s.name] = k.words.length ? v !== "off" : k.list ? statusList(v) : Number(v);
   }
   return options;
@@ -99,7 +98,7 @@ function typed(values: Readonly<Record<string, string>>): Partial<Options> {
 /** The options of a module that guards nothing (the pass-through): every default, every switch off. */
 export function inertOptions(): ResolvedOptions {
   const off: Record<string, string> = {};
-  for (const s of SETTINGS) if (KINDS[s.kind]!.words.length) off[s.name] = "off";
+  for (const s of SETTINGS) if (s.kind.words.length) off[s.name] = "off";
   return { wasmUrl: null, scope: [], ...(typed(readSettings(off, SETTINGS)) as Options) };
 }
 

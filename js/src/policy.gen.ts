@@ -11,15 +11,12 @@ export interface Kind {
   readonly words: readonly string[];
 }
 
-/** The kinds, by Setting.kind. */
-export const KINDS: readonly Kind[] = [
-  { min: 1, max: 9007199254740992, list: false, words: [] },
-  { min: 1, max: 1000, list: false, words: [] },
-  { min: 100, max: 599, list: true, words: [] },
-  { min: 0, max: 0, list: false, words: ["on", "off"] },
-  { min: 0, max: 0, list: false, words: ["on", "off", "always"] },
-  { min: 0, max: 0, list: false, words: ["on", "off", "cross-origin"] },
-];
+export const KIND_MILLIS: Kind = { min: 1, max: 9007199254740992, list: false, words: [] };
+export const KIND_COUNT: Kind = { min: 1, max: 1000, list: false, words: [] };
+export const KIND_STATUSES: Kind = { min: 100, max: 599, list: true, words: [] };
+export const KIND_ON_OFF: Kind = { min: 0, max: 0, list: false, words: ["on", "off"] };
+export const KIND_ON_OFF_ALWAYS: Kind = { min: 0, max: 0, list: false, words: ["on", "off", "always"] };
+export const KIND_ON_OFF_CROSS_ORIGIN: Kind = { min: 0, max: 0, list: false, words: ["on", "off", "cross-origin"] };
 
 /** Other spellings of a switch's words. */
 export const ALIASES: Readonly<Record<string, string>> = {
@@ -31,26 +28,26 @@ export const ALIASES: Readonly<Record<string, string>> = {
 export interface Setting {
   readonly name: string;
   readonly def: string;
-  readonly kind: number;
+  readonly kind: Kind;
   readonly capBy: string;
 }
 
-export const TTL_MS: Setting = { name: "ttlMs", def: "120000", kind: 0, capBy: "maxTtlMs" };
-export const MAX_TTL_MS: Setting = { name: "maxTtlMs", def: "600000", kind: 0, capBy: "" };
-export const TRIP_STATUSES: Setting = { name: "tripStatuses", def: "502,503,504", kind: 2, capBy: "" };
-export const TRIP_WINDOW_MS: Setting = { name: "tripWindowMs", def: "3000", kind: 0, capBy: "" };
-export const TRIP_MIN_FAILURES: Setting = { name: "tripMinFailures", def: "1", kind: 1, capBy: "" };
-export const TRIP_BURST_MS: Setting = { name: "tripBurstMs", def: "250", kind: 0, capBy: "" };
-export const HALF_OPEN_MS: Setting = { name: "halfOpenMs", def: "", kind: 0, capBy: "maxTtlMs" };
-export const STALE: Setting = { name: "stale", def: "off", kind: 3, capBy: "" };
-export const STALE_MAX_MS: Setting = { name: "staleMaxMs", def: "3600000", kind: 0, capBy: "" };
-export const COALESCE: Setting = { name: "coalesce", def: "on", kind: 3, capBy: "" };
-export const NEGATIVE_CACHE: Setting = { name: "negativeCache", def: "on", kind: 4, capBy: "" };
-export const COOLDOWN: Setting = { name: "cooldown", def: "on", kind: 3, capBy: "" };
-export const PROBE: Setting = { name: "probe", def: "on", kind: 3, capBy: "" };
-export const IDEMPOTENCY: Setting = { name: "idempotency", def: "on", kind: 5, capBy: "" };
-export const EMPTY_TTL: Setting = { name: "emptyTtl", def: "off", kind: 3, capBy: "" };
-export const TIMEOUT_MS: Setting = { name: "timeoutMs", def: "10000", kind: 0, capBy: "" };
+export const TTL_MS: Setting = { name: "ttlMs", def: "120000", kind: KIND_MILLIS, capBy: "maxTtlMs" };
+export const MAX_TTL_MS: Setting = { name: "maxTtlMs", def: "600000", kind: KIND_MILLIS, capBy: "" };
+export const TRIP_STATUSES: Setting = { name: "tripStatuses", def: "502,503,504", kind: KIND_STATUSES, capBy: "" };
+export const TRIP_WINDOW_MS: Setting = { name: "tripWindowMs", def: "3000", kind: KIND_MILLIS, capBy: "" };
+export const TRIP_MIN_FAILURES: Setting = { name: "tripMinFailures", def: "1", kind: KIND_COUNT, capBy: "" };
+export const TRIP_BURST_MS: Setting = { name: "tripBurstMs", def: "250", kind: KIND_MILLIS, capBy: "" };
+export const HALF_OPEN_MS: Setting = { name: "halfOpenMs", def: "", kind: KIND_MILLIS, capBy: "maxTtlMs" };
+export const STALE: Setting = { name: "stale", def: "off", kind: KIND_ON_OFF, capBy: "" };
+export const STALE_MAX_MS: Setting = { name: "staleMaxMs", def: "3600000", kind: KIND_MILLIS, capBy: "" };
+export const COALESCE: Setting = { name: "coalesce", def: "on", kind: KIND_ON_OFF, capBy: "" };
+export const NEGATIVE_CACHE: Setting = { name: "negativeCache", def: "on", kind: KIND_ON_OFF_ALWAYS, capBy: "" };
+export const COOLDOWN: Setting = { name: "cooldown", def: "on", kind: KIND_ON_OFF, capBy: "" };
+export const PROBE: Setting = { name: "probe", def: "on", kind: KIND_ON_OFF, capBy: "" };
+export const IDEMPOTENCY: Setting = { name: "idempotency", def: "on", kind: KIND_ON_OFF_CROSS_ORIGIN, capBy: "" };
+export const EMPTY_TTL: Setting = { name: "emptyTtl", def: "off", kind: KIND_ON_OFF, capBy: "" };
+export const TIMEOUT_MS: Setting = { name: "timeoutMs", def: "10000", kind: KIND_MILLIS, capBy: "" };
 
 /** A setting's name: the data-* attribute as the DOMStringMap names it. */
 export type SettingName = "ttlMs" | "maxTtlMs" | "tripStatuses" | "tripWindowMs" | "tripMinFailures" | "tripBurstMs" | "halfOpenMs" | "stale" | "staleMaxMs" | "coalesce" | "negativeCache" | "cooldown" | "probe" | "idempotency" | "emptyTtl" | "timeoutMs";

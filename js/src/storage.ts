@@ -5,7 +5,6 @@
 
 import { readPausesFrame } from "./abi.gen.js";
 import {
-  KINDS,
   MAX_PAUSE_MS,
   MAX_PAYLOAD_LEN,
   MAX_STORED_STRIKES,
@@ -60,7 +59,7 @@ function intField(o: Record<string, unknown>, k: string): number | null {
 }
 
 export function isHttpStatus(n: unknown): n is number {
-  const k = KINDS[TRIP_STATUSES.kind]!;
+  const k = TRIP_STATUSES.kind;
   return Number.isInteger(n) && (n as number) >= k.min && (n as number) <= k.max;
 }
 
