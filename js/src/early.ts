@@ -26,7 +26,7 @@ import { type Decider, createApi } from "./api.js";
 import { noMetrics } from "./metrics.gen.js";
 import { type DataAttributes, readCircuitTimes } from "./config.js";
 import { armed, blockingAt, decide, readStored } from "./gate.js";
-import { MAX_RETRY_DELAY_MS } from "./query.js";
+import { backoff } from "./query.js";
 import { isRequest, methodOf } from "./request.js";
 import { synthetic } from "./responses.js";
 import { scopePrefixes } from "./scope.js";
@@ -163,7 +163,7 @@ export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | nu
     },
     metrics: () => ({ ...noMetrics(), calls: handover.sent.length, network: handover.sent.length }),
     diagnostics: () => ({ listeners: listeners.size }),
-    retryDelay: (failureCount) => Math.min(1000 * 2 ** failureCount, MAX_RETRY_DELAY_MS), // TanStack's own until the facade runs
+    retryDelay: backoff, // TanStack's own until the facade runs
     options: undefined as unknown as Decider["options"], // the facade reads them: until it runs, none
   };
   standIn.ready.catch(() => {}); // for those who await it

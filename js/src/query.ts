@@ -97,6 +97,9 @@ export function createRetry(maxRetries = 3, circuit?: Pick<GatewayCircuit, "bloc
   };
 }
 
+/** TanStack's own retryDelay: 1 s, 2 s, 4 s… at most MAX_RETRY_DELAY_MS. */
+export const backoff = (failureCount: number): number => Math.min(1000 * 2 ** failureCount, MAX_RETRY_DELAY_MS);
+
 /** GatewayCircuit.retryDelay over the instance's `blocking`. */
 export function createRetryDelay(blocking: () => Blocking, now: () => number = Date.now) {
   return (failureCount: number, error: unknown): number => {
@@ -105,7 +108,7 @@ export function createRetryDelay(blocking: () => Blocking, now: () => number = D
       wait = error.retryAfterMs ?? (error.until !== null ? error.until - now() : 0);
       for (const p of blocking().pauses) if (error.url.startsWith(p.service)) wait = Math.max(wait, p.until - now());
     }
-    return wait > 0 ? Math.min(wait, MAX_RETRY_DELAY_MS) : Math.min(1000 * 2 ** failureCount, MAX_RETRY_DELAY_MS);
+    return wait > 0 ? Math.min(wait, MAX_RETRY_DELAY_MS) : backoff(failureCount);
   };
 }
 
