@@ -237,6 +237,19 @@ test("retry() before the facade follows the facade's rule before Go runs", () =>
   assert.equal(early.api.isGatewayError(http(500)), true);
 });
 
+test("without the facade's file, retry() keeps the one rule: a pause the server asked for is retried once it ends, as in every phase", async (t) => {
+  t.mock.method(console, "warn", () => {});
+  const until = Date.now() + 5_000;
+  const storage = memoryStorage({ [COOLDOWN_KEY]: `${until} 1 http://app.test/slow/\nretry-after http://app.test/slow/\n` });
+  const early = createEarly(plainFetch().f, storage, { scope: "/slow/" });
+  early.fail("gone");
+  const answer = await early.api.fetch("/slow/x");
+  assert.equal(answer.headers.get("x-gateway-circuit"), "cooldown");
+  const cooled = (at: number) => new GatewayHttpError({ status: 503, httpStatus: 429, circuitOpen: true, until: at, url: "http://app.test/slow/x", reason: "cooldown" });
+  assert.equal(early.api.retry(0, cooled(until)), true, "the server asked for 5 s: retried after it");
+  assert.equal(early.api.retry(0, cooled(until + 1)), false, "another pause's answer");
+});
+
 // The stand-in and the facade (before Go runs) over the same storage and
 // attributes, for each case where they once disagreed: both read the table
 // Go publishes (policy.gen.ts) through the same code.
