@@ -308,6 +308,31 @@ test("a mutation made before the wasm runs waits for it, and gets its key from G
   await Promise.all([post, get]);
 });
 
+test("a request the gate holds for Go hurries the engine's load (not after the page); one it sends does not", async () => {
+  for (const [stored, call, hurries] of [
+    [false, ["/api/list", {}], false],
+    [false, ["/api/orders", { method: "POST", body: "{}" }], true],
+    [true, ["/api/list", {}], true],
+  ] as const) {
+    const storage = new MemoryStorage();
+    const t = Date.now();
+    if (stored) storage.setItem("gateway_circuit_v1", `{"until":${t - 1000},"httpStatus":502,"halfOpenUntil":${t + 60_000}}`);
+    const { fetchFn } = recordingFetch();
+    let hurried = 0;
+    const data = { wasm: "/m.wasm", scope: "/api/" };
+    const circuit = createCircuit(
+      readOptions(data, base).options,
+      { fetch: fetchFn, storage, baseUrl: () => base, start: () => new Promise(() => {}), hurry: () => hurried++ },
+      data,
+    );
+    const ac = new AbortController();
+    const p = circuit.fetch(call[0], { ...call[1], signal: ac.signal }).catch((e: unknown) => e);
+    assert.equal(hurried > 0, hurries, `${call[0]} ${JSON.stringify(call[1])}, half-open stored: ${stored}`);
+    ac.abort(); // what it waits for ends
+    await p;
+  }
+});
+
 test("half-open after a reload: requests wait for Go, which sends one probe", async () => {
   const storage = new MemoryStorage();
   const t = Date.now();

@@ -53,6 +53,8 @@ export interface Environment {
   reload?: boolean;
   /** Starts the engine: loads the engine's file and the wasm (script.ts); tests pass a fake one. */
   start: (attributes: string) => Promise<Started>;
+  /** A request waits for Go: the engine is loaded now, not once the page has loaded and is idle. */
+  hurry?: () => void;
   /** What blocks requests changed here: the other instances sharing the storage are told (frames.ts). */
   changed?: () => void;
 }
@@ -308,6 +310,7 @@ export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAt
 
   /** Holds a request until the wasm runs (at most HOLD_MS), then sends it through Go, or as the gate or as it is. */
   function holdUntilReady(req: Described, input: RequestInfo | URL, init: RequestInit | undefined, why: "probe" | "key" | "scout"): Promise<Response> {
+    env.hurry?.();
     return parked(req.signal, ready, HOLD_MS).then(() => {
       if (status === "ready") return guardedFetch(input, init);
       if (why === "scout") return gated(req, input, init, false);

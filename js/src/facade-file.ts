@@ -3,7 +3,8 @@
 // window.gatewayCircuit from the stand-in (early.ts) with the calls it sent,
 // and loads the engine's file (engine-file.ts) and the wasm. The gate makes
 // the module correct before the wasm runs, so those wait until the page has
-// loaded and is idle, at low priority (data-load="eager": at once).
+// loaded and is idle, at low priority (data-load="eager": at once), unless a
+// request waits for Go (the gate holds it): then at once.
 
 import { createCircuit, withoutQueries } from "./circuit.js";
 import { readOptions } from "./config.js";
@@ -27,7 +28,9 @@ if (tag && !g[Symbol.for("gatewaycircuit.facade")] && tag.early.api.status === "
   const nativeFetch = tag.nativeFetch;
   const wasmUrl = options.wasmUrl;
   const engineUrl = new URL(GATEWAY_CIRCUIT_ENGINE, tag.src).href;
-  const eager = data.load === "eager";
+  let eager = data.load === "eager";
+  let hurry = () => {};
+  const hurried = new Promise<void>((resolve) => (hurry = resolve));
   const storage = sessionStorageOf(globalThis);
   // Read once: the clock runs on every request, and each read of a page's global is a call into the browser.
   const clock = performance;
@@ -43,9 +46,13 @@ if (tag && !g[Symbol.for("gatewaycircuit.facade")] && tag.early.api.status === "
       changed: () => tellFrames(window),
       loadedAt: Math.floor(timeOrigin),
       reload: (clock.getEntriesByType?.("navigation")[0] as PerformanceNavigationTiming | undefined)?.type === "reload",
+      hurry: () => {
+        eager = true;
+        hurry();
+      },
       start: (attributes) => {
         if (!wasmUrl) return Promise.reject(new Error("no wasm configured"));
-        return (eager ? Promise.resolve() : afterLoad()).then(() => {
+        return (eager ? Promise.resolve() : Promise.race([afterLoad(), hurried])).then(() => {
           const priority = eager ? "auto" : "low";
           // Both downloads at once, and the wasm compiles (streaming) while the engine's file loads.
           const compiled = nativeFetch(wasmUrl, { credentials: "same-origin", priority } as RequestInit).then((res) => {
