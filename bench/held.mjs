@@ -1,7 +1,8 @@
 // How long a request the gate holds for Go waits on a reload while the
-// stored circuit is half-open (the probe is Go's to pick), on a page whose
-// load event a slow image (1.5 s) holds back. Chromium, loopback, 7 loads,
-// the median printed.
+// stored circuit is half-open (the probe is Go's to pick), or, with
+// HELD=scout, open with its scouting stored (F5 sends no scout: Go answers
+// open), on a page whose load event a slow image (1.5 s) holds back.
+// Chromium, loopback, 7 loads, the median printed.
 //
 //   make build-product && DIST=dist node bench/held.mjs
 //   DIST=<another build's dist> LABEL=base node bench/held.mjs
@@ -34,10 +35,14 @@ for (let i = 0; i < 7; i++) {
   const page = await context.newPage();
   await page.goto(server.url + "/");
   await page.waitForFunction(() => window.done !== undefined);
-  await page.evaluate(() => {
+  await page.evaluate((scout) => {
     const t = Date.now();
-    sessionStorage.setItem("gateway_circuit_v1", JSON.stringify({ until: t - 1000, httpStatus: 502, halfOpenUntil: t + 600000 }));
-  });
+    if (scout) {
+      // An open period the trip rule armed, which may still send its scout (circuit.ScoutKey's format): F5 sends none.
+      sessionStorage.setItem("gateway_circuit_v1", JSON.stringify({ until: t + 60000, httpStatus: 502 }));
+      sessionStorage.setItem("gateway_circuit_v1_scout", `${t + 60000} 0`);
+    } else sessionStorage.setItem("gateway_circuit_v1", JSON.stringify({ until: t - 1000, httpStatus: 502, halfOpenUntil: t + 600000 }));
+  }, process.env.HELD === "scout");
   await page.reload();
   await page.waitForFunction(() => window.done !== undefined, null, { timeout: 20000 });
   results.push(await page.evaluate(() => window.done));
