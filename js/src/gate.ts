@@ -26,7 +26,7 @@ type GateAnswer =
   | { kind: "pass" } // out of scope
   | { kind: "send" } // in scope, nothing stored blocks it
   | { kind: "hold" } // half-open: Go picks the one probe once it runs
-  | { kind: "open" | "cooldown"; state: CircuitState }; // a pause: until its end, for a 429
+  | { kind: "open" | "cooldown"; state: CircuitState }; // cooldown: its service's pause, as a 429 until the pause ends
 
 /** The service of an in-scope URL: the longest scope entry it starts with. */
 export function serviceOf(url: string, scope: readonly string[]): string {
