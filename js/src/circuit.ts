@@ -220,7 +220,7 @@ export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAt
         return core.local(Promise.resolve(synthetic("open", d.state.until, d.state.httpStatus, now())));
       case "cooldown":
         core.counts.cooledDown++;
-        return core.local(Promise.resolve(synthetic("cooldown", d.state.until, 429, now())));
+        return core.local(Promise.resolve(synthetic("cooldown", d.state.until, d.state.httpStatus, now())));
     }
     // Until Go runs, some requests wait for it (bounded): a mutation, whose
     // Idempotency-Key must be the one a retry after F5 reuses (only Go's

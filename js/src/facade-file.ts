@@ -28,9 +28,10 @@ if (tag && !g[Symbol.for("gatewaycircuit.facade")] && tag.early.api.status === "
   const nativeFetch = tag.nativeFetch;
   const wasmUrl = options.wasmUrl;
   const engineUrl = new URL(GATEWAY_CIRCUIT_ENGINE, tag.src).href;
-  let eager = data.load === "eager";
+  const eager = data.load === "eager";
+  // Settles with the priority to load at: "auto" when a request waits for Go (hurry), "low" after the page.
   let hurry = () => {};
-  const hurried = new Promise<void>((resolve) => (hurry = resolve));
+  const hurried = new Promise<string>((resolve) => (hurry = () => resolve("auto")));
   const storage = sessionStorageOf(globalThis);
   // Read once: the clock runs on every request, and each read of a page's global is a call into the browser.
   const clock = performance;
@@ -46,14 +47,10 @@ if (tag && !g[Symbol.for("gatewaycircuit.facade")] && tag.early.api.status === "
       changed: () => tellFrames(window),
       loadedAt: Math.floor(timeOrigin),
       reload: (clock.getEntriesByType?.("navigation")[0] as PerformanceNavigationTiming | undefined)?.type === "reload",
-      hurry: () => {
-        eager = true;
-        hurry();
-      },
+      hurry: () => hurry(),
       start: (attributes) => {
         if (!wasmUrl) return Promise.reject(new Error("no wasm configured"));
-        return (eager ? Promise.resolve() : Promise.race([afterLoad(), hurried])).then(() => {
-          const priority = eager ? "auto" : "low";
+        return (eager ? Promise.resolve("auto") : Promise.race([afterLoad().then(() => "low"), hurried])).then((priority) => {
           // Both downloads at once, and the wasm compiles (streaming) while the engine's file loads.
           const compiled = nativeFetch(wasmUrl, { credentials: "same-origin", priority } as RequestInit).then((res) => {
             if (!res.ok) throw new Error(`${wasmUrl}: HTTP ${res.status}`);
