@@ -110,9 +110,10 @@ test-js: node_modules/.stamp build/wasm_exec.js
 	node_modules/.bin/tsc -p js/typecheck
 
 # The built wasm driven through the real shim in Node, against a fake
-# network (js/test/boundary.test.ts): every decision kind and flag.
+# network (js/test/boundary.test.ts): every decision kind and flag; and
+# every phase compared with Go (js/test/phases.test.ts).
 test-boundary: dist/gateway-circuit.wasm build/wasm_exec.js node_modules/.stamp
-	$(ESBUILD) js/test/boundary.test.ts --bundle --platform=node --format=esm --target=node20 --log-level=warning --outfile=build/boundary/boundary.test.mjs
+	$(ESBUILD) js/test/boundary.test.ts js/test/phases.test.ts --bundle --platform=node --format=esm --target=node20 --log-level=warning --outdir=build/boundary --out-extension:.js=.mjs
 	node --expose-gc --test --test-force-exit build/boundary/
 
 # All of e2e/: the fault, Next.js and nginx tests once, then the rest once

@@ -8,12 +8,14 @@
 import { isCircuitOpenError, isGatewayError, isIdempotencyError } from "./brand.js";
 import { type FetchJSON, createQueryFn, createRetry } from "./query.js";
 import { isHttpStatus } from "./storage.js";
-import type { Diagnostics, GatewayCircuit } from "./types.js";
+import type { Diagnostics, GatewayCircuit, Listener } from "./types.js";
 
 /** What a phase decides: the public API but for what is the same in every phase (the guards, queryFn over fetchJSON). */
-export type Decider = Omit<GatewayCircuit, "queryFn" | "retry" | "isGatewayError" | "isCircuitOpenError" | "isIdempotencyError" | "diagnostics"> & {
+export type Decider = Omit<GatewayCircuit, "queryFn" | "retry" | "isGatewayError" | "isCircuitOpenError" | "isIdempotencyError" | "diagnostics" | "subscribe"> & {
   /** What the phase has to show besides its status; what it leaves out is 0. */
   diagnostics(): Partial<Omit<Diagnostics, "status">>;
+  /** `told`: the listener heard of the restored state from the phase before (state.ts restore). */
+  subscribe(listener: Listener, told?: boolean): () => void;
 };
 
 /** The public object over the decider `current()` returns at each call. */

@@ -395,7 +395,7 @@ export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAt
     read,
     arm,
     clear,
-    subscribe: (l) => mirror.subscribe(l),
+    subscribe: (l, told) => mirror.subscribe(l, told),
     blocking,
     forget: () => path?.forget(now()),
     ready,

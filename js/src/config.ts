@@ -31,26 +31,34 @@ function statusList(v: string): number[] {
 export const DEFAULT_MAX_TTL_MS = /* @__PURE__ */ (() => Number(MAX_TTL_MS.def))();
 export const DEFAULT_TRIP_STATUSES: readonly number[] = /* @__PURE__ */ (() => statusList(TRIP_STATUSES.def))();
 
+/** `v` as a whole number in the kind's range, or null. */
+const inRange = (k: Setting["kind"], v: string) => {
+  const n = wholeNumber(v);
+  return n !== null && n >= BigInt(k.min) && n <= BigInt(k.max) ? n : null;
+};
+
+/** checked() for a number setting (neither words nor a list): the tag's file reads only those, and carries only this. */
+const checkedNumber = (s: Setting, raw: string | undefined) => String(inRange(s.kind, raw?.trim() ?? "") ?? s.def);
+
 /** The value Go puts in force for `raw` (before caps): its normal form, or the default when absent, blank or refused. */
-function checked(s: Setting, raw: string | undefined): string {
+const checked: typeof checkedNumber = (s, raw) => {
   const v = raw?.trim() ?? "";
-  if (v === "") return s.def;
   const k = s.kind;
+  if (v === "" || !(k.words.length || k.list)) return checkedNumber(s, v);
   if (k.words.length) {
     const w = v.toLowerCase();
     const word = Object.prototype.hasOwnProperty.call(ALIASES, w) ? ALIASES[w]! : w;
     return k.words.includes(word) ? word : s.def;
   }
-  const items = k.list ? v.split(",").map((p) => p.trim()).filter((p) => p !== "") : [v];
-  const nums = items.map(wholeNumber);
-  return nums.every((n) => n !== null && n >= BigInt(k.min) && n <= BigInt(k.max)) ? nums.join(",") : s.def;
-}
+  const nums = v.split(",").map((p) => p.trim()).filter((p) => p !== "").map((p) => inRange(k, p));
+  return nums.every((n) => n !== null) ? nums.join(",") : s.def;
+};
 
-/** The settings Go puts in force (ParseAttributes), as text by name. A setting's cap (capBy) must be among `only`. */
-function readSettings(data: DataAttributes, only: readonly Setting[]): Record<string, string> {
+/** The settings Go puts in force (ParseAttributes), as text by name, each read by `check`. A setting's cap (capBy) must be among `only`. */
+function readSettings(data: DataAttributes, only: readonly Setting[], check: typeof checked): Record<string, string> {
   const given = data as Record<string, string | undefined>;
   const values: Record<string, string> = {};
-  for (const s of only) values[s.name] = checked(s, given[s.name]);
+  for (const s of only) values[s.name] = check(s, given[s.name]);
   for (const s of only) {
     const cap = values[s.capBy];
     if (cap !== undefined && (values[s.name] === "" || Number(values[s.name]) > Number(cap))) values[s.name] = cap;
@@ -68,7 +76,7 @@ export type CircuitTimes = Pick<Options, "ttlMs" | "maxTtlMs" | "halfOpenMs">;
 export type EarlyRule = CircuitTimes & Pick<Options, "tripStatuses" | "tripMinFailures">;
 
 export function readCircuitTimes(data: DataAttributes): CircuitTimes {
-  const v = readSettings(data, [TTL_MS, MAX_TTL_MS, HALF_OPEN_MS]);
+  const v = readSettings(data, [TTL_MS, MAX_TTL_MS, HALF_OPEN_MS], checkedNumber);
   return { ttlMs: Number(v.ttlMs), maxTtlMs: Number(v.maxTtlMs), halfOpenMs: Number(v.halfOpenMs) };
 }
 
@@ -99,7 +107,7 @@ function typed(values: Readonly<Record<string, string>>): Partial<Options> {
 export function inertOptions(): ResolvedOptions {
   const off: Record<string, string> = {};
   for (const s of SETTINGS) if (s.kind.words.length) off[s.name] = "off";
-  return { wasmUrl: null, scope: [], ...(typed(readSettings(off, SETTINGS)) as Options) };
+  return { wasmUrl: null, scope: [], ...(typed(readSettings(off, SETTINGS, checked)) as Options) };
 }
 
 export function readOptions(data: DataAttributes, base: string, scriptSrc?: string): { options: ResolvedOptions; problems: string[] } {
@@ -118,7 +126,7 @@ export function readOptions(data: DataAttributes, base: string, scriptSrc?: stri
   } else {
     problems.push("data-wasm is missing; running without the wasm");
   }
-  return { options: { wasmUrl, scope, ...(typed(readSettings(data, SETTINGS)) as Options) }, problems };
+  return { options: { wasmUrl, scope, ...(typed(readSettings(data, SETTINGS, checked)) as Options) }, problems };
 }
 
 /** The Attributes frame for Go: the attributes as given, data-scope as its resolved prefixes, the page's origin, a reload. */

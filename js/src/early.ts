@@ -12,7 +12,8 @@
 //   or one the stored state would block) waits for the facade, which
 //   decides it as it decides every call.
 // - read(), blocking() and subscribe() show the stored state (clamped as Go
-//   clamps it) and what arm() and clear() change; arm() writes the circuit as
+//   clamps it; a subscriber hears of it as in every phase, state.ts restore)
+//   and what arm() and clear() change; arm() writes the circuit as
 //   Go's Arm does; clear() is done again by the facade. The rest waits for
 //   the facade or answers as an idle module.
 //
@@ -30,7 +31,7 @@ import { backoff } from "./query.js";
 import { isRequest, methodOf } from "./request.js";
 import { synthetic } from "./responses.js";
 import { scopePrefixes } from "./scope.js";
-import { tell } from "./state.js";
+import { restore, tell } from "./state.js";
 import { type StorageLike, type StoredCircuit, toStored, writeRaw } from "./storage.js";
 import type { Blocking, GatewayCircuit, Listener } from "./types.js";
 
@@ -70,6 +71,7 @@ export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | nu
   let arrive: (f: Decider | null) => void = () => {};
   const arrived = new Promise<Decider | null>((r) => (arrive = r));
   const listeners = new Map<Listener, () => void>();
+  let version = 0; // bumped by every write: a listener told of it needs no restore
   const handover: Handover = { sent: [], clear: false, forget: false };
   const rule = readCircuitTimes(data);
   const scope = scopePrefixes(data.scope, base);
@@ -82,6 +84,7 @@ export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | nu
   /** Stores the circuit (null clears it) and tells the subscribers. */
   function write(s: StoredCircuit | null) {
     writeRaw(storage, s && toStored(s));
+    version++;
     const b = blocking();
     for (const l of [...listeners.keys()]) tell(l, b.circuit && { ...b.circuit }, b);
   }
@@ -108,7 +111,7 @@ export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | nu
   function plainJSON(input: RequestInfo | URL, init?: RequestInit) {
     return plainFetch(input, init).then((res) => {
       if (!res.ok) throw new Error(`HTTP ${res.status} from ${res.url || "(synthetic)"}`);
-      return res.status === 204 ? undefined : res.json();
+      return res.text().then((t) => (t === "" ? null : JSON.parse(t)));
     });
   }
 
@@ -146,6 +149,8 @@ export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | nu
     subscribe(listener) {
       if (typeof listener !== "function") throw new TypeError("gatewayCircuit.subscribe: listener must be a function");
       listeners.set(listener, () => {});
+      const v = version;
+      restore(listener, blocking, () => listeners.has(listener) && version === v);
       return () => {
         listeners.get(listener)?.();
         listeners.delete(listener);
@@ -174,7 +179,7 @@ export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | nu
     adopt(g) {
       if (failed) return null;
       current = g;
-      for (const [l] of listeners) listeners.set(l, g.subscribe(l));
+      for (const [l] of listeners) listeners.set(l, g.subscribe(l, true));
       arrive(g);
       return handover;
     },

@@ -16,6 +16,18 @@ export function tell<A extends unknown[]>(listener: (...args: A) => void, ...arg
   }
 }
 
+/**
+ * The overlay's restore, the same in every phase: `listener` is told, in a
+ * microtask, what blocks (from `blocking`), if anything does and `still()`
+ * (it is still subscribed, and heard of no change meanwhile).
+ */
+export function restore(listener: Listener, blocking: () => Blocking, still: () => boolean): void {
+  queueMicrotask(() => {
+    const b = blocking();
+    if (still() && (b.circuit || b.halfOpen || b.pauses.length)) tell(listener, b.circuit && { ...b.circuit }, b);
+  });
+}
+
 const NOTHING: Blocking = /* @__PURE__ */ Object.freeze({ circuit: null, halfOpen: false, pauses: /* @__PURE__ */ Object.freeze([]) as readonly Pause[] });
 
 export class StateMirror {
@@ -76,17 +88,12 @@ export class StateMirror {
     }
   }
 
-  subscribe(listener: Listener): () => void {
+  /** `told`: the listener was told of the restored state already (by the stand-in, early.ts). */
+  subscribe(listener: Listener, told = false): () => void {
     if (typeof listener !== "function") throw new TypeError("gatewayCircuit.subscribe: listener must be a function");
     this.listeners.add(listener);
-    // Overlay restore: a state stored by a previous page load is reported once.
-    if (this.current !== NOTHING) {
-      const v = this.version;
-      queueMicrotask(() => {
-        const b = this.current;
-        if (this.listeners.has(listener) && this.version === v) tell(listener, b.circuit && { ...b.circuit }, b);
-      });
-    }
+    const v = this.version;
+    if (!told) restore(listener, () => this.current, () => this.listeners.has(listener) && this.version === v);
     return () => void this.listeners.delete(listener);
   }
 }

@@ -1,0 +1,258 @@
+// Every phase, one answer. The module answers through five phases: the tag's
+// stand-in before the facade's file runs and in its fallback (that file
+// failed), the facade before Go runs, with Go (the built wasm), and in its
+// fallback (the wasm failed). Each is asked the same calls over the same
+// stored state, and each answer is compared with Go's. A rule written in two
+// languages that drifted shows up here as a phase that answers otherwise.
+// The differences docs/contract.md names are listed in NAMED; any other
+// fails, and so does a named one that is gone (the list is kept true).
+
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { test } from "node:test";
+import "../src/engine-file.js";
+import { type DataAttributes, readOptions } from "../src/config.js";
+import { createEarly } from "../src/early.js";
+import type { EngineFile } from "../src/engine-file.js";
+import { COOLDOWN_KEY, STORAGE_KEY } from "../src/policy.gen.js";
+import type { GatewayCircuit } from "../src/types.js";
+import { createGatewayCircuit } from "./facade-api.js";
+import { MemoryStorage } from "./memory-storage.js";
+
+const base = "http://app.test/page";
+const wasm = WebAssembly.compile(readFileSync(process.env.GATEWAY_CIRCUIT_WASM ?? "dist/gateway-circuit.wasm"));
+const engineFile = (globalThis as unknown as Record<symbol, EngineFile>)[Symbol.for("gatewaycircuit.engine")]!;
+
+const PHASES = ["stand-in", "stand-in fallback", "facade before Go", "Go", "facade fallback"] as const;
+type Phase = (typeof PHASES)[number];
+
+/** What a phase's page is: the API object, its storage, and what reached the network. */
+interface Page {
+  gc: GatewayCircuit;
+  storage: MemoryStorage;
+  sent: string[];
+}
+
+/** A page in `phase`, its tag's attributes `attrs` (scope /api/), with `stored` in its session storage; the network answers `answer(url)`. */
+async function page(phase: Phase, attrs: Record<string, string>, stored: Record<string, string>, answer: (url: string) => Response): Promise<Page> {
+  const storage = new MemoryStorage();
+  for (const [k, v] of Object.entries(stored)) storage.setItem(k, v);
+  // The page's own sessionStorage: Go reaches it itself (engine.ts), as in a browser.
+  Object.defineProperty(globalThis, "sessionStorage", { value: storage, configurable: true });
+  const sent: string[] = [];
+  const net = ((input: RequestInfo | URL, init?: RequestInit) => {
+    const req = new Request(new URL(input instanceof Request ? input.url : String(input), base), init);
+    sent.push(`${req.method} ${req.url}`);
+    return Promise.resolve(answer(req.url));
+  }) as typeof fetch;
+  const data: DataAttributes = { wasm: "/m.wasm", scope: "/api/", ...attrs };
+  if (phase === "stand-in" || phase === "stand-in fallback") {
+    const early = createEarly(net, storage, data, base);
+    if (phase === "stand-in fallback") early.fail("test: the facade's file failed");
+    return { gc: early.api, storage, sent };
+  }
+  const start =
+    phase === "Go"
+      ? (a: string) => engineFile.start(wasm, a)
+      : phase === "facade fallback"
+        ? () => Promise.reject(new Error("test: no wasm"))
+        : () => new Promise<never>(() => {});
+  const { options } = readOptions(data, base);
+  const gc = createGatewayCircuit(options, { fetch: net, storage, baseUrl: () => base, now: Date.now, start }, data);
+  if (phase !== "facade before Go") await gc.ready.catch(() => {});
+  return { gc, storage, sent };
+}
+
+/** Seconds from now (whole: the phases run a few ms apart). */
+const fromNow = (t: number) => Math.round((t - Date.now()) / 1000);
+
+/** What blocks, as read() and blocking() say, and what storage holds after. */
+function state({ gc, storage }: Page) {
+  const r = gc.read();
+  const b = gc.blocking();
+  const raw = storage.getItem(STORAGE_KEY);
+  let kept: unknown = raw;
+  try {
+    const s = JSON.parse(raw ?? "null") as Record<string, number> | null;
+    kept = s && { until: fromNow(s.until!), httpStatus: s.httpStatus, halfOpenUntil: s.halfOpenUntil && fromNow(s.halfOpenUntil) };
+  } catch {
+    // kept as written
+  }
+  return {
+    read: r && { until: fromNow(r.until), httpStatus: r.httpStatus },
+    circuit: b.circuit && { until: fromNow(b.circuit.until), httpStatus: b.circuit.httpStatus },
+    halfOpen: b.halfOpen,
+    pauses: b.pauses.map((p) => ({ service: p.service, until: fromNow(p.until), serverAsked: p.serverAsked })),
+    stored: kept,
+  };
+}
+
+/** A fetch's answer: its status and marker, and whether it reached the network. */
+async function fetched(p: Page, url: string, init?: RequestInit) {
+  const before = p.sent.length;
+  const res = await p.gc.fetch(url, init);
+  return { status: res.status, marker: res.headers.get("x-gateway-circuit"), body: await res.text(), network: p.sent.length - before };
+}
+
+/** fetchJSON's value, or its error's fields. */
+async function json(p: Page, url: string) {
+  try {
+    return { value: await p.gc.fetchJSON(url) };
+  } catch (e) {
+    const g = p.gc.isGatewayError(e) ? e : null;
+    return {
+      error: (e as Error).name,
+      branded: g !== null,
+      fields: g && { code: g.code, status: g.status, httpStatus: g.httpStatus, circuitOpen: g.circuitOpen, reason: g.reason, retryAfterMs: g.retryAfterMs },
+    };
+  }
+}
+
+const ago = (ms: number) => Date.now() - ms;
+const later = (ms: number) => Date.now() + ms;
+const circuit = (until: number, extra: Record<string, number> = {}) => JSON.stringify({ until, httpStatus: 502, ...extra });
+const ok = () => new Response('{"ok":true}', { headers: { "content-type": "application/json" } });
+
+interface Case {
+  name: string;
+  attrs?: Record<string, string>;
+  stored?: () => Record<string, string>;
+  answer?: (url: string) => Response;
+  /** The phases that are asked (the stand-in sends what it may and hands the rest to the facade it waits for). */
+  phases?: readonly Phase[];
+  ask(p: Page): unknown;
+}
+
+/** The phases that answer a fetch at once (the stand-in's blocked calls and its fetchJSON wait for the facade). */
+const ANSWERING: readonly Phase[] = ["stand-in fallback", "facade before Go", "Go", "facade fallback"];
+
+const CASES: Case[] = [
+  { name: "nothing stored", ask: state },
+  { name: "an armed circuit", stored: () => ({ [STORAGE_KEY]: circuit(later(60_000)) }), ask: state },
+  { name: "a deadline ten years away is clamped to the maximum TTL", stored: () => ({ [STORAGE_KEY]: circuit(later(3e11)) }), ask: state },
+  {
+    name: "… and to data-max-ttl-ms",
+    attrs: { maxTtlMs: "60000" },
+    stored: () => ({ [STORAGE_KEY]: circuit(later(3e11)) }),
+    ask: state,
+  },
+  { name: "half-open", stored: () => ({ [STORAGE_KEY]: circuit(ago(1000), { halfOpenUntil: later(60_000) }) }), ask: state },
+  { name: "closed: past its half-open time", stored: () => ({ [STORAGE_KEY]: circuit(ago(2000), { halfOpenUntil: ago(1000) }) }), ask: state },
+  ...["{", "[]", '{"until":"soon","httpStatus":502}', '{"until":1e400,"httpStatus":502}', `{"until":${later(60_000)},"httpStatus":99}`].map(
+    (raw): Case => ({ name: `a malformed entry: ${raw.slice(0, 24)}`, stored: () => ({ [STORAGE_KEY]: raw }), ask: state }),
+  ),
+  {
+    name: "a 429 pause the server asked for",
+    stored: () => ({ [COOLDOWN_KEY]: `${later(30_000)} 1 http://app.test/api/slow/\nretry-after http://app.test/api/slow/\n` }),
+    ask: state,
+  },
+  { name: "a pause with more strikes than Go stores", stored: () => ({ [COOLDOWN_KEY]: `${later(30_000)} 65 http://app.test/api/\n` }), ask: state },
+  ...[undefined, "1e3", "0x10", "-5", "1e400", "900000"].map(
+    (ttl): Case => ({
+      name: `arm(502) with data-ttl-ms=${ttl}`,
+      attrs: ttl === undefined ? {} : { ttlMs: ttl },
+      ask: (p) => ({ armed: fromNow(p.gc.arm(502).until), ...state(p) }),
+    }),
+  ),
+  { name: "arm(503, 1e12) is capped", attrs: { ttlMs: "900000" }, ask: (p) => ({ armed: fromNow(p.gc.arm(503, 1e12).until), ...state(p) }) },
+  { name: "arm(504, 5000)", ask: (p) => ({ armed: fromNow(p.gc.arm(504, 5000).until), ...state(p) }) },
+  {
+    name: "clear() closes the circuit and keeps a pause the server asked for",
+    stored: () => ({
+      [STORAGE_KEY]: circuit(later(60_000)),
+      [COOLDOWN_KEY]: `${later(30_000)} 1 http://app.test/api/slow/\nretry-after http://app.test/api/slow/\n`,
+    }),
+    ask: (p) => (p.gc.clear(), state(p)),
+  },
+  ...(
+    [
+      ["a restored circuit", () => ({ [STORAGE_KEY]: circuit(later(60_000)) })],
+      ["a restored half-open circuit", () => ({ [STORAGE_KEY]: circuit(ago(1000), { halfOpenUntil: later(60_000) }) })],
+      ["a restored pause", () => ({ [COOLDOWN_KEY]: `${later(30_000)} 1 http://app.test/api/slow/\n` })],
+      ["nothing stored", () => ({})],
+    ] as const
+  ).map(
+    ([what, stored]): Case => ({
+      name: `subscribe(): the overlay's restore, once in a microtask, for ${what}`,
+      stored,
+      async ask({ gc }) {
+        const heard: unknown[] = [];
+        gc.subscribe((s, b) => heard.push({ state: s && fromNow(s.until), halfOpen: b.halfOpen, pauses: b.pauses.length }));
+        const sync = heard.length;
+        await new Promise((r) => setTimeout(r, 0));
+        return { sync, heard };
+      },
+    }),
+  ),
+  {
+    name: "fetch: out of scope, and in scope with nothing stored",
+    async ask(p) {
+      return [await fetched(p, "http://cdn.test/x.js"), await fetched(p, "/api/a")];
+    },
+  },
+  {
+    name: "fetch: an armed circuit answers in scope",
+    phases: ANSWERING,
+    stored: () => ({ [STORAGE_KEY]: circuit(later(60_000)) }),
+    async ask(p) {
+      const r = await fetched(p, "/api/a");
+      return [{ ...r, body: JSON.parse(r.body).httpStatus }, await fetched(p, "http://cdn.test/x.js")];
+    },
+  },
+  {
+    name: "fetch: a pause answers its service only",
+    phases: ANSWERING,
+    stored: () => ({ [COOLDOWN_KEY]: `${later(30_000)} 1 http://app.test/api/slow/\nretry-after http://app.test/api/slow/\n` }),
+    async ask(p) {
+      const r = await fetched(p, "/api/slow/x");
+      return [r.status, r.marker, r.network, await fetched(p, "/api/other")];
+    },
+  },
+  {
+    name: "fetchJSON: a JSON body, an empty 200, a 204",
+    phases: ANSWERING,
+    answer: (url) => (url.endsWith("/empty") ? new Response("") : url.endsWith("/none") ? new Response(null, { status: 204 }) : ok()),
+    async ask(p) {
+      return [await json(p, "/api/a"), await json(p, "/api/empty"), await json(p, "/api/none")];
+    },
+  },
+  {
+    name: "fetchJSON: a 500 with Retry-After, a 404",
+    phases: ANSWERING,
+    answer: (url) => new Response("no", { status: url.endsWith("/gone") ? 404 : 500, headers: { "retry-after": "7" } }),
+    async ask(p) {
+      return [await json(p, "/api/a"), await json(p, "/api/gone")];
+    },
+  },
+  {
+    name: "fetchJSON: an armed circuit",
+    phases: ANSWERING,
+    stored: () => ({ [STORAGE_KEY]: circuit(later(60_000)) }),
+    async ask(p) {
+      return json(p, "/api/a");
+    },
+  },
+];
+
+/** Where a phase answers otherwise than Go, and why (docs/contract.md, "Before Go runs"). */
+const NAMED: Record<string, string> = {
+  "fetchJSON: a 500 with Retry-After, a 404 | stand-in fallback": "the tag's fallback throws a plain Error: the error class and its Retry-After reader are 0.8 KB brotli, in a file that blocks the first paint",
+  "fetchJSON: an armed circuit | stand-in fallback": "the same",
+};
+
+test("every phase answers as Go does, but for the named differences", async (t) => {
+  t.mock.method(console, "warn", () => {});
+  const found: Record<string, string> = {};
+  for (const c of CASES) {
+    const answers = new Map<Phase, unknown>();
+    for (const phase of ["Go", ...(c.phases ?? PHASES).filter((p) => p !== "Go")] as Phase[]) {
+      const p = await page(phase, c.attrs ?? {}, c.stored?.() ?? {}, c.answer ?? ok);
+      answers.set(phase, await c.ask(p));
+    }
+    const go = JSON.stringify(answers.get("Go"));
+    for (const [phase, a] of answers) {
+      if (JSON.stringify(a) !== go) found[`${c.name} | ${phase}`] = `${JSON.stringify(a)} where Go: ${go}`;
+    }
+  }
+  assert.deepEqual(Object.keys(found).sort(), Object.keys(NAMED).sort(), JSON.stringify(found, null, 1));
+});
