@@ -169,7 +169,7 @@ export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | nu
     metrics: () => ({ ...noMetrics(), calls: handover.sent.length, network: handover.sent.length }),
     diagnostics: () => ({ listeners: listeners.size }),
     retryDelay: backoff, // TanStack's own until the facade runs
-    options: undefined as unknown as Decider["options"], // the facade reads them: until it runs, none
+    options: undefined, // the facade reads them
   };
   standIn.ready.catch(() => {}); // for those who await it
   let current = standIn;

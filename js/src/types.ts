@@ -109,6 +109,6 @@ export interface GatewayCircuit {
   isCircuitOpenError(e: unknown): e is GatewayHttpError & { circuitOpen: true };
   /** A mutation refused before the network: the app's own Idempotency-Key is malformed. */
   isIdempotencyError(e: unknown): e is GatewayIdempotencyError;
-  /** The options in force, after data-* parsing. */
-  readonly options: Readonly<ResolvedOptions>;
+  /** The options in force, after data-* parsing; undefined until the facade's file has run, and for good if it fails (the tag's file has no room for the reader). */
+  readonly options: Readonly<ResolvedOptions> | undefined;
 }

@@ -13,6 +13,7 @@ import { test } from "node:test";
 import "../src/engine-file.js";
 import { type DataAttributes, readOptions } from "../src/config.js";
 import { createEarly } from "../src/early.js";
+import { GatewayHttpError } from "../src/errors.js";
 import type { EngineFile } from "../src/engine-file.js";
 import { COOLDOWN_KEY, STORAGE_KEY } from "../src/policy.gen.js";
 import type { GatewayCircuit } from "../src/types.js";
@@ -232,17 +233,69 @@ const CASES: Case[] = [
       return json(p, "/api/a");
     },
   },
+  { name: "options: the options in force", ask: (p) => p.gc.options },
+  { name: "options: with attributes", attrs: { ttlMs: "5000", tripStatuses: "500, 502", stale: "on" }, ask: (p) => p.gc.options },
+  { name: "metrics() and diagnostics(): the same fields", ask: (p) => [Object.keys(p.gc.metrics()).sort(), Object.keys(p.gc.diagnostics()).sort()] },
+  ...(
+    [
+      ["nothing stored", () => ({})],
+      ["an armed circuit", () => ({ [STORAGE_KEY]: circuit(later(60_000)) })],
+      ["half-open", () => ({ [STORAGE_KEY]: circuit(ago(1000), { halfOpenUntil: later(60_000) }) })],
+      ["a pause the server asked for", () => ({ [COOLDOWN_KEY]: `${later(20_000)} 1 http://app.test/api/slow/\nretry-after http://app.test/api/slow/\n` })],
+    ] as const
+  ).flatMap(([what, stored]) =>
+    (["retry", "retryDelay"] as const).map(
+      (f): Case => ({
+        name: `${f}(), ${what}`,
+        stored,
+        ask({ gc }) {
+          const until = gc.blocking().pauses[0]?.until ?? later(20_000);
+          const errors: [string, unknown][] = [
+            ["network", new TypeError("Failed to fetch")],
+            ["500", httpError(500)],
+            ["502", httpError(502)],
+            ["404", httpError(404)],
+            ["429 Retry-After 5", httpError(429, 5000)],
+            ["503 Retry-After 60", httpError(503, 60_000)],
+            ["open", new GatewayHttpError({ status: 503, httpStatus: 502, circuitOpen: true, until: later(60_000), url: "http://app.test/api/a" })],
+            ["cooldown", new GatewayHttpError({ status: 503, httpStatus: 429, circuitOpen: true, reason: "cooldown", until, url: "http://app.test/api/slow/x" })],
+          ];
+          const answer = (err: unknown) => (f === "retry" ? [0, 3].map((n) => gc.retry(n, err)) : Math.round(gc.retryDelay(1, err) / 1000));
+          return errors.map(([e, err]) => [e, answer(err)]);
+        },
+      }),
+    ),
+  ),
 ];
 
-/** Where a phase answers otherwise than Go, and why (docs/contract.md, "Before Go runs"). */
-const NAMED: Record<string, string> = {
-  "fetchJSON: a 500 with Retry-After, a 404 | stand-in fallback": "the tag's fallback throws a plain Error: the error class and its Retry-After reader are 0.8 KB brotli, in a file that blocks the first paint",
-  "fetchJSON: an armed circuit | stand-in fallback": "the same",
-};
+function httpError(status: number, retryAfterMs: number | null = null) {
+  return new GatewayHttpError({ status, httpStatus: status, circuitOpen: false, until: null, url: "http://app.test/api/x", retryAfterMs });
+}
+
+/** Where a phase answers otherwise than Go, and why (README, "The files"; docs/contract.md). */
+const NAMED: { cases: RegExp; phases: readonly Phase[]; why: string }[] = [
+  {
+    cases: /^fetchJSON: (a 500|an armed circuit)/,
+    phases: ["stand-in fallback"],
+    why: "the tag's fallback throws a plain Error for a non-2xx answer: the error class and its Retry-After reader are 0.8 KB brotli, in the file that blocks the first paint",
+  },
+  { cases: /^options:/, phases: ["stand-in", "stand-in fallback"], why: "undefined until the facade's file runs: the whole reader is 0.5 KB brotli" },
+  {
+    cases: /^retry\(\), (an armed circuit|half-open)/,
+    phases: ["stand-in", "facade before Go"],
+    why: "before Go runs, retry() retries as TanStack would: Go judges the retry, and the gate answers it locally while the circuit holds",
+  },
+  {
+    cases: /^retryDelay\(\)/,
+    phases: ["stand-in", "stand-in fallback"],
+    why: "TanStack's backoff: the stand-in's errors come from the facade once it runs, and its fallback makes no GatewayHttpError to read",
+  },
+];
 
 test("every phase answers as Go does, but for the named differences", async (t) => {
   t.mock.method(console, "warn", () => {});
   const found: Record<string, string> = {};
+  const seen = new Set<number>();
   for (const c of CASES) {
     const answers = new Map<Phase, unknown>();
     for (const phase of ["Go", ...(c.phases ?? PHASES).filter((p) => p !== "Go")] as Phase[]) {
@@ -251,8 +304,16 @@ test("every phase answers as Go does, but for the named differences", async (t) 
     }
     const go = JSON.stringify(answers.get("Go"));
     for (const [phase, a] of answers) {
-      if (JSON.stringify(a) !== go) found[`${c.name} | ${phase}`] = `${JSON.stringify(a)} where Go: ${go}`;
+      if (JSON.stringify(a) === go) continue;
+      const named = NAMED.findIndex((n) => n.cases.test(c.name) && n.phases.includes(phase));
+      if (named >= 0) seen.add(named);
+      else found[`${c.name} | ${phase}`] = `${JSON.stringify(a)} where Go: ${go}`;
     }
   }
-  assert.deepEqual(Object.keys(found).sort(), Object.keys(NAMED).sort(), JSON.stringify(found, null, 1));
+  assert.deepEqual(found, {}, "phases that answer otherwise than Go, and are not named");
+  assert.deepEqual(
+    NAMED.filter((_, i) => !seen.has(i)).map((n) => n.why),
+    [],
+    "named differences that are gone (take them out of NAMED and the docs)",
+  );
 });
