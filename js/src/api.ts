@@ -29,7 +29,7 @@ export function createApi(current: () => Decider): GatewayCircuit {
       if (!isHttpStatus(httpStatus)) {
         throw new RangeError(`gatewayCircuit.arm: httpStatus must be an integer from 100 to 599, got ${String(httpStatus)}`);
       }
-      if (ttlMs !== undefined && (typeof ttlMs !== "number" || !Number.isFinite(ttlMs) || ttlMs < 1)) {
+      if (ttlMs !== undefined && !(typeof ttlMs === "number" && ttlMs >= 1 && ttlMs < Infinity)) {
         throw new RangeError(`gatewayCircuit.arm: ttlMs must be a finite number ≥ 1 (omit it for the default), got ${String(ttlMs)}`);
       }
       return current().arm(httpStatus, ttlMs);

@@ -75,7 +75,12 @@ export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | nu
   const handover: Handover = { sent: [], clear: false, forget: false };
   const rule = readCircuitTimes(data);
   const scope = scopePrefixes(data.scope, base);
-  const blocking = (now = Date.now()): Blocking => blockingAt(readStored(storage, now, rule.maxTtlMs), now);
+  const blocking = (now = Date.now()): Blocking => {
+    const s = readStored(storage, now, rule.maxTtlMs);
+    // After clear() ("try again") the pauses the module chose are over (in this page; the facade ends them in storage).
+    if (handover.clear) s.pauses = s.pauses.filter((p) => p.serverAsked);
+    return blockingAt(s, now);
+  };
 
   /** The facade, or null once its file failed: then the plain fetch. */
   const later = <T>(f: (g: Decider) => T | Promise<T>, plain: () => T | Promise<T>) =>

@@ -8,6 +8,7 @@
 
 import type { CircuitTimes, EarlyRule } from "./config.js";
 import { inScope } from "./scope.js";
+import { readPausesFrame, writePausesFrame } from "./abi.gen.js";
 import { COOLDOWN_KEY } from "./policy.gen.js";
 import {
   type CircuitState,
@@ -103,6 +104,18 @@ export class Gate implements Stored {
     writeRaw(this.storage, s && toStored(s));
     this.provisional = null;
     this.stored = s;
+  }
+
+  /**
+   * The user's "try again" before Go runs (cooldown.ClearChosen): the pauses the module chose end, in storage too,
+   * so that neither Go nor the next load brings them back; those the server asked for (an Asked line) stay.
+   */
+  clearChosen(): void {
+    const lines = readPausesFrame(readRaw(this.storage, COOLDOWN_KEY) ?? "");
+    const asked = new Set(lines.map((l) => ("asked" in l ? l.asked.service : "")));
+    const kept = lines.filter((l) => asked.has("asked" in l ? l.asked.service : l.pause.service));
+    if (kept.length < lines.length) writeRaw(this.storage, writePausesFrame(kept), COOLDOWN_KEY);
+    this.pauses = this.pauses.filter((p) => p.serverAsked);
   }
 
   /**

@@ -88,8 +88,8 @@ export function restorePhase(
     strikes: Math.min(strikes, MAX_STRIKES),
     halfOpenUntil: Math.min(halfOpenUntil, clamped + maxTtlMs),
   };
-  const phase: Phase = now < clamped ? "open" : now < stored.halfOpenUntil ? "halfOpen" : "closed";
-  if (phase === "closed") return { phase, stored: null, action: "remove" };
+  if (now >= clamped && now >= stored.halfOpenUntil) return { phase: "closed", stored: null, action: "remove" };
+  const phase: Phase = now < clamped ? "open" : "halfOpen";
   const changed = clamped !== until || stored.strikes !== strikes || stored.halfOpenUntil !== halfOpenUntil;
   return { phase, stored, action: changed ? "rewrite" : "keep" };
 }
@@ -123,10 +123,10 @@ export function readRaw(s: StorageLike | null, key = STORAGE_KEY): string | null
   }
 }
 
-export function writeRaw(s: StorageLike | null, value: string | null): void {
+export function writeRaw(s: StorageLike | null, value: string | null, key = STORAGE_KEY): void {
   try {
-    if (value === null) s?.removeItem(STORAGE_KEY);
-    else s?.setItem(STORAGE_KEY, value);
+    if (value === null) s?.removeItem(key);
+    else s?.setItem(key, value);
   } catch {
     // full or blocked: keep working, as readRaw does
   }

@@ -16,6 +16,7 @@ import { createEarly } from "../src/early.js";
 import { GatewayHttpError } from "../src/errors.js";
 import type { EngineFile } from "../src/engine-file.js";
 import { COOLDOWN_KEY, STORAGE_KEY } from "../src/policy.gen.js";
+import { readPauses } from "../src/storage.js";
 import type { GatewayCircuit } from "../src/types.js";
 import { createGatewayCircuit } from "./facade-api.js";
 import { MemoryStorage } from "./memory-storage.js";
@@ -32,6 +33,8 @@ interface Page {
   gc: GatewayCircuit;
   storage: MemoryStorage;
   sent: string[];
+  /** Lets Go start, where it has not (the facade before Go); then it is running. Elsewhere nothing changes. */
+  goes(): Promise<void>;
 }
 
 /** A page in `phase`, its tag's attributes `attrs` (scope /api/), with `stored` in its session storage; the network answers `answer(url)`. */
@@ -50,18 +53,21 @@ async function page(phase: Phase, attrs: Record<string, string>, stored: Record<
   if (phase === "stand-in" || phase === "stand-in fallback") {
     const early = createEarly(net, storage, data, base);
     if (phase === "stand-in fallback") early.fail("test: the facade's file failed");
-    return { gc: early.api, storage, sent };
+    return { gc: early.api, storage, sent, goes: async () => {} };
   }
+  let go = () => {};
+  const started = new Promise<void>((r) => (go = r));
   const start =
     phase === "Go"
       ? (a: string) => engineFile.start(wasm, a)
       : phase === "facade fallback"
         ? () => Promise.reject(new Error("test: no wasm"))
-        : () => new Promise<never>(() => {});
+        : (a: string) => started.then(() => engineFile.start(wasm, a));
   const { options } = readOptions(data, base);
   const gc = createGatewayCircuit(options, { fetch: net, storage, baseUrl: () => base, now: Date.now, start }, data);
   if (phase !== "facade before Go") await gc.ready.catch(() => {});
-  return { gc, storage, sent };
+  const goes = () => (go(), gc.ready.catch(() => {}));
+  return { gc, storage, sent, goes };
 }
 
 /** Seconds from now (whole: the phases run a few ms apart). */
@@ -85,6 +91,7 @@ function state({ gc, storage }: Page) {
     halfOpen: b.halfOpen,
     pauses: b.pauses.map((p) => ({ service: p.service, until: fromNow(p.until), serverAsked: p.serverAsked })),
     stored: kept,
+    pausesStored: readPauses(storage.getItem(COOLDOWN_KEY), Date.now()).map((p) => p.service),
   };
 }
 
@@ -186,6 +193,41 @@ const CASES: Case[] = [
     }),
   ),
   {
+    name: "clear() ends a pause the module chose",
+    stored: () => ({ [COOLDOWN_KEY]: `${later(30_000)} 1 http://app.test/api/slow/\n` }),
+    ask: (p) => (p.gc.clear(), state(p)),
+  },
+  {
+    name: "clear() ends a pause the module chose, also for Go once it runs",
+    stored: () => ({ [COOLDOWN_KEY]: `${later(30_000)} 1 http://app.test/api/slow/\n` }),
+    async ask(p) {
+      p.gc.clear();
+      await p.goes();
+      return state(p);
+    },
+  },
+  {
+    name: "clear() while half-open",
+    stored: () => ({ [STORAGE_KEY]: circuit(ago(1000), { halfOpenUntil: later(60_000) }) }),
+    ask: (p) => (p.gc.clear(), state(p)),
+  },
+  {
+    name: "arm() while armed, then clear(): what a subscriber hears",
+    stored: () => ({ [STORAGE_KEY]: circuit(later(60_000)) }),
+    async ask({ gc }) {
+      await new Promise((r) => setTimeout(r, 0)); // after the restore
+      const heard: unknown[] = [];
+      gc.subscribe((s, b) => heard.push({ state: s && [fromNow(s.until), s.httpStatus], halfOpen: b.halfOpen }));
+      await new Promise((r) => setTimeout(r, 0));
+      heard.push("armed");
+      gc.arm(504, 30_000);
+      heard.push("cleared");
+      gc.clear();
+      await new Promise((r) => setTimeout(r, 0));
+      return heard;
+    },
+  },
+  {
     name: "fetch: out of scope, and in scope with nothing stored",
     async ask(p) {
       return [await fetched(p, "http://cdn.test/x.js"), await fetched(p, "/api/a")];
@@ -278,6 +320,11 @@ const NAMED: { cases: RegExp; phases: readonly Phase[]; why: string }[] = [
     cases: /^fetchJSON: (a 500|an armed circuit)/,
     phases: ["stand-in fallback"],
     why: "the tag's fallback throws a plain Error for a non-2xx answer: the error class and its Retry-After reader are 0.8 KB brotli, in the file that blocks the first paint",
+  },
+  {
+    cases: /^clear\(\) ends a pause the module chose/,
+    phases: ["stand-in", "stand-in fallback"],
+    why: "the stand-in ends them in this page; the facade ends them in storage as it takes over, and the tag's fallback has no room for the frame writer (0.2 KB brotli): after F5 they are back until they end",
   },
   { cases: /^options:/, phases: ["stand-in", "stand-in fallback"], why: "undefined until the facade's file runs: the whole reader is 0.5 KB brotli" },
   {
