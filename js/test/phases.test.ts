@@ -227,6 +227,43 @@ const CASES: Case[] = [
       return heard;
     },
   },
+  ...(
+    [
+      ["a 502", ["/api/a"], 0],
+      ["a 502 with data-trip-min-failures=2", ["/api/a"], 2],
+      ["a 429 with Retry-After: 20", ["/api/slow/x"], 0],
+      ["a limiter's burst: a 503 and a 200 together", ["/api/a", "/api/b"], 0],
+      ["a 504 after a 200", ["/api/b", "/api/a"], 0],
+    ] as const
+  ).map(
+    ([what, urls, minFailures]): Case => ({
+      name: `answers before Go runs, judged once it runs: ${what}`,
+      phases: ANSWERING,
+      attrs: minFailures ? { tripMinFailures: String(minFailures) } : {},
+      answer: (url) =>
+        url.endsWith("/slow/x")
+          ? new Response("", { status: 429, headers: { "retry-after": "20" } })
+          : url.endsWith("/b")
+            ? ok()
+            : new Response("", { status: what.includes("503") ? 503 : what.includes("504") ? 504 : 502 }),
+      async ask(p) {
+        const statuses = what.includes("after")
+          ? [(await p.gc.fetch(urls[0]!)).status, (await p.gc.fetch(urls[1]!)).status]
+          : await Promise.all(urls.map(async (u) => (await p.gc.fetch(u)).status));
+        await p.goes();
+        return { statuses, ...state(p) };
+      },
+    }),
+  ),
+  {
+    name: "arm() before Go runs, then Go runs",
+    phases: ANSWERING,
+    async ask(p) {
+      p.gc.arm(503, 30_000);
+      await p.goes();
+      return state(p);
+    },
+  },
   {
     name: "fetch: out of scope, and in scope with nothing stored",
     async ask(p) {
@@ -325,6 +362,11 @@ const NAMED: { cases: RegExp; phases: readonly Phase[]; why: string }[] = [
     cases: /^clear\(\) ends a pause the module chose/,
     phases: ["stand-in", "stand-in fallback"],
     why: "the stand-in ends them in this page; the facade ends them in storage as it takes over, and the tag's fallback has no room for the frame writer (0.2 KB brotli): after F5 they are back until they end",
+  },
+  {
+    cases: /^answers before Go runs, judged once it runs: (a 502|a 429)/,
+    phases: ["stand-in fallback", "facade fallback"],
+    why: "without Go an answer arms nothing and pauses nothing: only Go's whole trip rule tells an outage from a limiter's 503 for part of a burst (README, fallback)",
   },
   { cases: /^options:/, phases: ["stand-in", "stand-in fallback"], why: "undefined until the facade's file runs: the whole reader is 0.5 KB brotli" },
   {
