@@ -115,7 +115,7 @@ export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAt
   const mirror = new StateMirror(now, () => read(), env.changed);
   const gate = new Gate(storage, o.scope, o.maxTtlMs, now());
   /** The answers that came before Go ran, for Go to judge when it runs. */
-  const early: ((e: Engine) => unknown)[] = [];
+  const early: ((e: Engine) => boolean)[] = [];
   syncFromGate();
 
   /** The mirror from what the gate read (before Go runs, and in fallback). */
@@ -352,10 +352,7 @@ export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAt
     const r = call((e) => e.clear());
     if (r !== null) sync((r & Flag.Changed) !== 0);
     else {
-      // "Try again" before Go ran: the answers before it would arm Go again;
-      // Go clears too when it runs (what it holds beside the stored state).
-      early.length = 0;
-      early.push((e) => e.clear());
+      early.length = 0; // "try again" before Go ran: the answers before it would arm Go again
       gate.write(null);
       gate.clearChosen();
       syncFromGate();

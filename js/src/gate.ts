@@ -108,11 +108,12 @@ export class Gate implements Stored {
 
   /**
    * The user's "try again" before Go runs (cooldown.ClearChosen): the pauses the module chose end, in storage too,
-   * so that neither Go nor the next load brings them back; those the server asked for (an Asked line) stay.
+   * so that neither Go (it reads storage as it starts) nor the next load brings them back; those the server asked
+   * for (an Asked line) stay.
    */
   clearChosen(): void {
     const lines = readPausesFrame(readRaw(this.storage, COOLDOWN_KEY) ?? "");
-    const asked = new Set(lines.map((l) => ("asked" in l ? l.asked.service : "")));
+    const asked = new Set(lines.flatMap((l) => ("asked" in l ? [l.asked.service] : [])));
     const kept = lines.filter((l) => asked.has("asked" in l ? l.asked.service : l.pause.service));
     if (kept.length < lines.length) writeRaw(this.storage, writePausesFrame(kept), COOLDOWN_KEY);
     this.pauses = this.pauses.filter((p) => p.serverAsked);

@@ -256,6 +256,17 @@ const CASES: Case[] = [
     }),
   ),
   {
+    name: "clear() then arm() before Go runs, then Go runs",
+    phases: ANSWERING,
+    stored: () => ({ [STORAGE_KEY]: circuit(later(60_000)), [COOLDOWN_KEY]: `${later(30_000)} 1 http://app.test/api/slow/\n` }),
+    async ask(p) {
+      p.gc.clear();
+      p.gc.arm(504, 30_000);
+      await p.goes();
+      return state(p);
+    },
+  },
+  {
     name: "arm() before Go runs, then Go runs",
     phases: ANSWERING,
     async ask(p) {
@@ -359,7 +370,7 @@ const NAMED: { cases: RegExp; phases: readonly Phase[]; why: string }[] = [
     why: "the tag's fallback throws a plain Error for a non-2xx answer: the error class and its Retry-After reader are 0.8 KB brotli, in the file that blocks the first paint",
   },
   {
-    cases: /^clear\(\) ends a pause the module chose/,
+    cases: /^clear\(\) (ends a pause the module chose|then arm\(\))/,
     phases: ["stand-in", "stand-in fallback"],
     why: "the stand-in ends them in this page; the facade ends them in storage as it takes over, and the tag's fallback has no room for the frame writer (0.2 KB brotli): after F5 they are back until they end",
   },
