@@ -70,7 +70,7 @@ async function page(phase: Phase, attrs: Record<string, string>, stored: Record<
   return { gc, storage, sent, goes };
 }
 
-/** Seconds from now (whole: the phases run a few ms apart). */
+/** Seconds from now (the clock stands still while the phases are asked: see the test). */
 const fromNow = (t: number) => Math.round((t - Date.now()) / 1000);
 
 /** What blocks, as read() and blocking() say, and what storage holds after. */
@@ -291,6 +291,51 @@ const CASES: Case[] = [
     },
   },
   {
+    name: "fetch: an armed circuit answers every form of an in-scope call",
+    phases: ANSWERING,
+    stored: () => ({ [STORAGE_KEY]: circuit(later(60_000)) }),
+    async ask(p) {
+      const calls: [RequestInfo | URL, RequestInit?][] = [
+        [new URL("http://app.test/api/u")],
+        [new Request("http://app.test/api/r")],
+        ["/api/h", { method: "HEAD" }],
+        ["/api/p", { method: "POST", body: "{}" }],
+        ["/api/../api/n"],
+        ["/API/upper"],
+        ["/apix"],
+      ];
+      const out = [];
+      for (const [input, init] of calls) {
+        const before = p.sent.length;
+        const res = await p.gc.fetch(input, init);
+        out.push([res.status, res.headers.get("x-gateway-circuit"), p.sent.length - before]);
+      }
+      return out;
+    },
+  },
+  {
+    name: "fetch: a pause of a wider service, with a narrower one in scope",
+    phases: ANSWERING,
+    attrs: { scope: "/api/, /api/slow/" },
+    stored: () => ({ [COOLDOWN_KEY]: `${later(30_000)} 1 http://app.test/api/\nretry-after http://app.test/api/\n` }),
+    async ask(p) {
+      const slow = await fetched(p, "/api/slow/x");
+      const other = await fetched(p, "/api/x");
+      return [slow.status, slow.marker, slow.network, other.status, other.marker, other.network];
+    },
+  },
+  {
+    name: "fetch: half-open, a GET made before Go runs",
+    phases: ANSWERING,
+    stored: () => ({ [STORAGE_KEY]: circuit(ago(1000), { halfOpenUntil: later(60_000) }) }),
+    async ask(p) {
+      const res = p.gc.fetch("/api/a");
+      await p.goes();
+      const r = await res;
+      return { status: r.status, network: p.sent.length, ...state(p) };
+    },
+  },
+  {
     name: "fetch: a pause answers its service only",
     phases: ANSWERING,
     stored: () => ({ [COOLDOWN_KEY]: `${later(30_000)} 1 http://app.test/api/slow/\nretry-after http://app.test/api/slow/\n` }),
@@ -325,6 +370,12 @@ const CASES: Case[] = [
   },
   { name: "options: the options in force", ask: (p) => p.gc.options },
   { name: "options: with attributes", attrs: { ttlMs: "5000", tripStatuses: "500, 502", stale: "on" }, ask: (p) => p.gc.options },
+  {
+    name: "options: refused and capped attributes",
+    attrs: { ttlMs: " 5000 ", maxTtlMs: "1000", tripStatuses: "500,,502", stale: "ON", coalesce: "false", idempotency: "cross-origin", halfOpenMs: "0", timeoutMs: "1e4" },
+    ask: (p) => p.gc.options,
+  },
+  { name: "options: out of range", attrs: { tripStatuses: "600", tripMinFailures: "1001", negativeCache: "yes", staleMaxMs: "-1" }, ask: (p) => p.gc.options },
   { name: "metrics() and diagnostics(): the same fields", ask: (p) => [Object.keys(p.gc.metrics()).sort(), Object.keys(p.gc.diagnostics()).sort()] },
   ...(
     [
@@ -375,9 +426,9 @@ const NAMED: { cases: RegExp; phases: readonly Phase[]; why: string }[] = [
     why: "the stand-in ends them in this page; the facade ends them in storage as it takes over, and the tag's fallback has no room for the frame writer (0.2 KB brotli): after F5 they are back until they end",
   },
   {
-    cases: /^answers before Go runs, judged once it runs: (a 502|a 429)/,
+    cases: /^(answers before Go runs, judged once it runs: (a 502|a 429)|fetch: half-open)/,
     phases: ["stand-in fallback", "facade fallback"],
-    why: "without Go an answer arms nothing and pauses nothing: only Go's whole trip rule tells an outage from a limiter's 503 for part of a burst (README, fallback)",
+    why: "without Go an answer changes nothing stored (it arms nothing, pauses nothing, and a probe's success does not close a half-open circuit): only Go's whole trip rule tells an outage from a limiter's 503 for part of a burst (README, fallback)",
   },
   { cases: /^options:/, phases: ["stand-in", "stand-in fallback"], why: "undefined until the facade's file runs: the whole reader is 0.5 KB brotli" },
   {
@@ -394,6 +445,8 @@ const NAMED: { cases: RegExp; phases: readonly Phase[]; why: string }[] = [
 
 test("every phase answers as Go does, but for the named differences", async (t) => {
   t.mock.method(console, "warn", () => {});
+  // Date stands still (timers run): every phase, Go included, reads the same now, however long a phase takes to start.
+  t.mock.timers.enable({ apis: ["Date"], now: 1_800_000_000_000 });
   const found: Record<string, string> = {};
   const seen = new Set<number>();
   for (const c of CASES) {
