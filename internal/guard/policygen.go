@@ -123,6 +123,8 @@ func PolicyTypeScript() string {
 	w("export const MAX_STORED_STRIKES = ", n(cooldown.MaxStoredStrikes), ";")
 	w("export const MAX_PAUSE_MS = ", n(cooldown.DefaultMaxPauseMs), ";")
 	w()
+	w("/** The idempotency ledger (idempotency.Ledger): forget() before Go runs removes it, so Go never reads a previous user's pending keys. */")
+	w("export const LEDGER_KEY = ", q(idempotency.StorageKey), ";")
 	methods := make([]string, len(idempotency.Methods))
 	for i, m := range idempotency.Methods {
 		methods[i] = q(m)

@@ -685,7 +685,7 @@ test("an answer given before Go runs is handed to Go with the time it came, not 
 test("a call the tag's stand-in sent is handed to Go with the time its answer came, not the time the facade took it over", async () => {
   const { circuit, engine, start } = await beforeGo({ t: 9_000 });
   const answer = Promise.resolve(new Response("", { status: 429, headers: { "retry-after": "1" } }));
-  circuit.takeOver([{ input: "/api/a", init: undefined, answer, answeredAt: 2_000 }]);
+  circuit.takeOver({ sent: [{ input: "/api/a", init: undefined, answer, answeredAt: 2_000 }], clear: false, forget: false });
   start();
   await circuit.ready;
   await until(() => engine.observed.length === 1);

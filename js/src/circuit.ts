@@ -21,7 +21,7 @@ import { GO_COUNTED, JS_COUNTED, noMetrics } from "./metrics.gen.js";
 import { type DataAttributes, type ResolvedOptions, attributesText, type readGoOptions } from "./config.js";
 import { Deadlines, initWithin, timeoutOf, within } from "./deadline.js";
 import { noop } from "./flights.js";
-import type { EarlyCall } from "./early.js";
+import type { Handover } from "./early.js";
 import type { Engine } from "./engine.js";
 import { Gate, armed, blockingAt, decide } from "./gate.js";
 import type { Facade, GoPath } from "./gopath.js";
@@ -31,7 +31,7 @@ import { type Described, ownInit, readCall } from "./request.js";
 import { synthetic } from "./responses.js";
 import { inScope } from "./scope.js";
 import { StateMirror } from "./state.js";
-import { KEYED_METHODS, SCOUT_KEY, TIMEOUT_STATUS } from "./policy.gen.js";
+import { KEYED_METHODS, LEDGER_KEY, SCOUT_KEY, TIMEOUT_STATUS } from "./policy.gen.js";
 import { parked } from "./wait.js";
 import { type CircuitState, type StorageLike, readPauses, readRaw, writeRaw } from "./storage.js";
 import type { Metrics, ModuleStatus } from "./types.js";
@@ -91,8 +91,11 @@ export interface Circuit extends Decider {
    * another instance sharing the storage changed it.
    */
   reload(): void;
-  /** The calls the tag's file sent before this facade ran (early.ts): counted, and learnt from like those sent before Go. */
-  takeOver(sent: readonly EarlyCall[]): void;
+  /**
+   * What the stand-in hands over as this facade takes its place (early.ts): the calls it sent, counted and learnt
+   * from like those sent before Go, and what it was asked to clear or forget, done here too.
+   */
+  takeOver(h: Handover): void;
   /** The page goes away (pagehide): a gateway that hangs arms the circuit for the next load. */
   hide(): void;
 }
@@ -278,7 +281,13 @@ export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAt
     for (const observe of early.splice(0)) observe(e);
   }
 
-  function takeOver(sent: readonly EarlyCall[]) {
+  function takeOver({ sent, clear, forget }: Handover) {
+    if (clear) {
+      // The stand-in's clear() closed the stored circuit (an arm() after it stays); the pauses the module chose end here.
+      gate.clearChosen();
+      syncFromGate();
+    }
+    if (forget) forgetAll();
     for (const call of sent) {
       core.counts.calls++;
       const req = readCall(call.input, call.init, env.baseUrl());
@@ -359,6 +368,12 @@ export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAt
     }
   }
 
+  /** Logout. Before Go runs, and in fallback, its ledger goes from storage: Go never reads the previous user's pending keys. */
+  function forgetAll() {
+    if (path) path.forget(now());
+    else writeRaw(storage, null, LEDGER_KEY);
+  }
+
   function blocking() {
     if (!engine) syncFromGate(); // the gate's view ages: pauses end
     return mirror.blocking();
@@ -397,7 +412,7 @@ export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAt
     clear,
     subscribe: (l, told) => mirror.subscribe(l, told),
     blocking,
-    forget: () => path?.forget(now()),
+    forget: forgetAll,
     ready,
     get status() {
       return status;

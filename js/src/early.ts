@@ -14,7 +14,8 @@
 // - read(), blocking() and subscribe() show the stored state (clamped as Go
 //   clamps it; a subscriber hears of it as in every phase, state.ts restore)
 //   and what arm() and clear() change; arm() writes the circuit as
-//   Go's Arm does; clear() is done again by the facade. The rest waits for
+//   Go's Arm does; clear() closes the stored circuit, and the facade ends the
+//   pauses the module chose as it takes over. The rest waits for
 //   the facade or answers as an idle module.
 //
 // When the facade arrives it takes over (adopt) behind the one API object

@@ -65,10 +65,7 @@ if (tag && !g[Symbol.for("gatewaycircuit.facade")] && tag.early.api.status === "
     },
     data,
   );
-  const { sent, clear, forget } = tag.early.adopt(facade)!;
-  facade.takeOver(sent);
-  if (clear) facade.clear();
-  if (forget) facade.forget();
+  facade.takeOver(tag.early.adopt(facade)!);
   // Other frames' instances call it when they changed the state (frames.ts); not part of the public API.
   Object.defineProperty(tag.early.api, RELOAD, { value: facade.reload });
   // A page restored by Back/Forward keeps its memory: the stored state is read again.

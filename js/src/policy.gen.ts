@@ -103,6 +103,8 @@ export const COOLDOWN_KEY = "gateway_cooldown_v1";
 export const MAX_STORED_STRIKES = 64;
 export const MAX_PAUSE_MS = 1800000;
 
+/** The idempotency ledger (idempotency.Ledger): forget() before Go runs removes it, so Go never reads a previous user's pending keys. */
+export const LEDGER_KEY = "gateway_idempotency_v1";
 /** The methods whose requests carry an Idempotency-Key (idempotency.Methods): until Go runs, the gate holds them for their key. */
 export const KEYED_METHODS: readonly string[] = ["POST", "PUT", "PATCH", "DELETE"];
 

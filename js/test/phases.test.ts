@@ -18,6 +18,7 @@ import type { EngineFile } from "../src/engine-file.js";
 import { COOLDOWN_KEY, STORAGE_KEY } from "../src/policy.gen.js";
 import { readPauses } from "../src/storage.js";
 import type { GatewayCircuit } from "../src/types.js";
+import { createCircuit } from "../src/circuit.js";
 import { createGatewayCircuit } from "./facade-api.js";
 import { MemoryStorage } from "./memory-storage.js";
 
@@ -26,7 +27,8 @@ const wasm = WebAssembly.compile(readFileSync(process.env.GATEWAY_CIRCUIT_WASM ?
 const engineFile = (globalThis as unknown as Record<symbol, EngineFile>)[Symbol.for("gatewaycircuit.engine")]!;
 
 const PHASES = ["stand-in", "stand-in fallback", "facade before Go", "Go", "facade fallback"] as const;
-type Phase = (typeof PHASES)[number];
+/** A page's whole start: the stand-in, then its goes() runs the facade (adopted and taking over, as facade-file.ts does) with Go. */
+type Phase = (typeof PHASES)[number] | "stand-in, then Go";
 
 /** What a phase's page is: the API object, its storage, and what reached the network. */
 interface Page {
@@ -46,14 +48,22 @@ async function page(phase: Phase, attrs: Record<string, string>, stored: Record<
   const sent: string[] = [];
   const net = ((input: RequestInfo | URL, init?: RequestInit) => {
     const req = new Request(new URL(input instanceof Request ? input.url : String(input), base), init);
-    sent.push(`${req.method} ${req.url}`);
-    return Promise.resolve(answer(req.url));
+    const key = req.headers.get("idempotency-key");
+    sent.push(`${req.method} ${req.url}${key ? ` key ${key}` : ""}`);
+    return Promise.resolve(req.url).then(answer); // an answer that throws is a network error
   }) as typeof fetch;
   const data: DataAttributes = { wasm: "/m.wasm", scope: "/api/", ...attrs };
-  if (phase === "stand-in" || phase === "stand-in fallback") {
+  const { options } = readOptions(data, base);
+  if (phase === "stand-in" || phase === "stand-in fallback" || phase === "stand-in, then Go") {
     const early = createEarly(net, storage, data, base);
     if (phase === "stand-in fallback") early.fail("test: the facade's file failed");
-    return { gc: early.api, storage, sent, goes: async () => {} };
+    const goes = async () => {
+      if (phase !== "stand-in, then Go") return;
+      const facade = createCircuit(options, { fetch: net, storage, baseUrl: () => base, now: Date.now, start: (a) => engineFile.start(wasm, a) }, data);
+      facade.takeOver(early.adopt(facade)!);
+      await facade.ready;
+    };
+    return { gc: early.api, storage, sent, goes };
   }
   let go = () => {};
   const started = new Promise<void>((r) => (go = r));
@@ -63,7 +73,6 @@ async function page(phase: Phase, attrs: Record<string, string>, stored: Record<
       : phase === "facade fallback"
         ? () => Promise.reject(new Error("test: no wasm"))
         : (a: string) => started.then(() => engineFile.start(wasm, a));
-  const { options } = readOptions(data, base);
   const gc = createGatewayCircuit(options, { fetch: net, storage, baseUrl: () => base, now: Date.now, start }, data);
   if (phase !== "facade before Go") await gc.ready.catch(() => {});
   const goes = () => (go(), gc.ready.catch(() => {}));
@@ -133,6 +142,8 @@ interface Case {
 
 /** The phases that answer a fetch at once (the stand-in's blocked calls and its fetchJSON wait for the facade). */
 const ANSWERING: readonly Phase[] = ["stand-in fallback", "facade before Go", "Go", "facade fallback"];
+/** The phases for calls made before Go runs, then Go runs (goes()). */
+const STARTING: readonly Phase[] = [...ANSWERING, "stand-in, then Go"];
 
 const CASES: Case[] = [
   { name: "nothing stored", ask: state },
@@ -199,6 +210,7 @@ const CASES: Case[] = [
   },
   {
     name: "clear() ends a pause the module chose, also for Go once it runs",
+    phases: [...PHASES, "stand-in, then Go"],
     stored: () => ({ [COOLDOWN_KEY]: `${later(30_000)} 1 http://app.test/api/slow/\n` }),
     async ask(p) {
       p.gc.clear();
@@ -238,7 +250,7 @@ const CASES: Case[] = [
   ).map(
     ([what, urls, minFailures]): Case => ({
       name: `answers before Go runs, judged once it runs: ${what}`,
-      phases: ANSWERING,
+      phases: STARTING,
       attrs: minFailures ? { tripMinFailures: String(minFailures) } : {},
       answer: (url) =>
         url.endsWith("/slow/x")
@@ -257,7 +269,7 @@ const CASES: Case[] = [
   ),
   {
     name: "clear() then arm() before Go runs, then Go runs",
-    phases: ANSWERING,
+    phases: STARTING,
     stored: () => ({ [STORAGE_KEY]: circuit(later(60_000)), [COOLDOWN_KEY]: `${later(30_000)} 1 http://app.test/api/slow/\n` }),
     async ask(p) {
       p.gc.clear();
@@ -268,11 +280,23 @@ const CASES: Case[] = [
   },
   {
     name: "arm() before Go runs, then Go runs",
-    phases: ANSWERING,
+    phases: STARTING,
     async ask(p) {
       p.gc.arm(503, 30_000);
       await p.goes();
       return state(p);
+    },
+  },
+  {
+    name: "forget() before Go runs: the previous user's pending key is not sent again",
+    phases: STARTING,
+    stored: () => ({ ...pendingLedger }),
+    async ask(p) {
+      p.gc.forget();
+      await p.goes();
+      await p.gc.fetch("/api/orders", { method: "POST", body: "{}" });
+      const stored = [...p.storage.m.values()].some((v) => v.includes(pendingKey.replaceAll('"', ""))); // for the next load's Go (the header is a quoted string)
+      return { reused: p.sent.some((s) => s.includes(pendingKey)), stored };
     },
   },
   {
@@ -326,7 +350,7 @@ const CASES: Case[] = [
   },
   {
     name: "fetch: half-open, a GET made before Go runs",
-    phases: ANSWERING,
+    phases: STARTING,
     stored: () => ({ [STORAGE_KEY]: circuit(ago(1000), { halfOpenUntil: later(60_000) }) }),
     async ask(p) {
       const res = p.gc.fetch("/api/a");
@@ -430,6 +454,11 @@ const NAMED: { cases: RegExp; phases: readonly Phase[]; why: string }[] = [
     phases: ["stand-in fallback", "facade fallback"],
     why: "without Go an answer changes nothing stored (it arms nothing, pauses nothing, and a probe's success does not close a half-open circuit): only Go's whole trip rule tells an outage from a limiter's 503 for part of a burst (README, fallback)",
   },
+  {
+    cases: /^forget\(\) before Go runs/,
+    phases: ["stand-in fallback"],
+    why: "the tag's fallback leaves the ledger in storage (no room for the key's name): the next load's Go reads it, unless forget() is called again there",
+  },
   { cases: /^options:/, phases: ["stand-in", "stand-in fallback"], why: "undefined until the facade's file runs: the whole reader is 0.5 KB brotli" },
   {
     cases: /^retry\(\), (an armed circuit|half-open)/,
@@ -443,10 +472,21 @@ const NAMED: { cases: RegExp; phases: readonly Phase[]; why: string }[] = [
   },
 ];
 
+/** A previous user's mutation that got no answer: its key is pending in Go's ledger (set by the test, with Go). */
+let pendingLedger: Record<string, string> = {};
+let pendingKey = "";
+
 test("every phase answers as Go does, but for the named differences", async (t) => {
   t.mock.method(console, "warn", () => {});
   // Date stands still (timers run): every phase, Go included, reads the same now, however long a phase takes to start.
   t.mock.timers.enable({ apis: ["Date"], now: 1_800_000_000_000 });
+  const before = await page("Go", {}, {}, () => {
+    throw new TypeError("Failed to fetch");
+  });
+  await before.gc.fetch("/api/orders", { method: "POST", body: "{}" }).catch(() => {});
+  pendingKey = /key (\S+)/.exec(before.sent[0] ?? "")?.[1] ?? "";
+  pendingLedger = Object.fromEntries(before.storage.m);
+  assert.ok(pendingKey && Object.keys(pendingLedger).length > 0, "a key is pending in storage");
   const found: Record<string, string> = {};
   const seen = new Set<number>();
   for (const c of CASES) {
