@@ -267,6 +267,21 @@ const CASES: Case[] = [
       },
     }),
   ),
+  ...(["a 502", "a limiter's 503 beside a 200"] as const).map(
+    (what): Case => ({
+      name: `what a subscriber hears: ${what} before Go runs, then Go runs`,
+      phases: STARTING,
+      answer: (url) => (url.endsWith("/b") ? ok() : new Response("", { status: what === "a 502" ? 502 : 503 })),
+      async ask(p) {
+        const heard: unknown[] = [];
+        p.gc.subscribe((s, b) => heard.push([s && [fromNow(s.until), s.httpStatus], b.halfOpen, b.pauses.length]));
+        await Promise.all((what === "a 502" ? ["/api/a"] : ["/api/a", "/api/b"]).map((u) => p.gc.fetch(u)));
+        await p.goes();
+        await new Promise((r) => setTimeout(r, 0));
+        return heard;
+      },
+    }),
+  ),
   {
     name: "clear() then arm() before Go runs, then Go runs",
     phases: STARTING,
@@ -450,7 +465,7 @@ const NAMED: { cases: RegExp; phases: readonly Phase[]; why: string }[] = [
     why: "the stand-in ends them in this page; the facade ends them in storage as it takes over, and the tag's fallback has no room for the frame writer (0.2 KB brotli): after F5 they are back until they end",
   },
   {
-    cases: /^(answers before Go runs, judged once it runs: (a 502|a 429)|fetch: half-open)/,
+    cases: /^(answers before Go runs, judged once it runs: (a 502|a 429)|fetch: half-open|what a subscriber hears: a 502)/,
     phases: ["stand-in fallback", "facade fallback"],
     why: "without Go an answer changes nothing stored (it arms nothing, pauses nothing, and a probe's success does not close a half-open circuit): only Go's whole trip rule tells an outage from a limiter's 503 for part of a burst (README, fallback)",
   },
@@ -458,6 +473,11 @@ const NAMED: { cases: RegExp; phases: readonly Phase[]; why: string }[] = [
     cases: /^forget\(\) before Go runs/,
     phases: ["stand-in fallback"],
     why: "the tag's fallback leaves the ledger in storage (no room for the key's name): the next load's Go reads it, unless forget() is called again there",
+  },
+  {
+    cases: /^what a subscriber hears: a limiter's 503/,
+    phases: ["facade before Go", "stand-in, then Go"],
+    why: "before Go runs a trip status arms at once (the early rule, so that F5 is blocked already); Go withdraws it when it judges the burst: the subscriber hears both",
   },
   { cases: /^options:/, phases: ["stand-in", "stand-in fallback"], why: "undefined until the facade's file runs: the whole reader is 0.5 KB brotli" },
   {
