@@ -15,7 +15,7 @@ import { type DataAttributes, readOptions } from "../src/config.js";
 import { createEarly } from "../src/early.js";
 import { GatewayHttpError } from "../src/errors.js";
 import type { EngineFile } from "../src/engine-file.js";
-import { COOLDOWN_KEY, STORAGE_KEY } from "../src/policy.gen.js";
+import { COOLDOWN_KEY, SCOUT_KEY, STORAGE_KEY } from "../src/policy.gen.js";
 import { readPauses } from "../src/storage.js";
 import type { GatewayCircuit } from "../src/types.js";
 import { createCircuit } from "../src/circuit.js";
@@ -283,6 +283,17 @@ const CASES: Case[] = [
     }),
   ),
   {
+    name: "F5 while an open period may send its scout: a new GET made before Go runs",
+    phases: STARTING,
+    stored: () => ({ ...tripped }),
+    async ask(p) {
+      const res = p.gc.fetch("/api/new");
+      await p.goes();
+      const r = await res;
+      return { status: r.status, marker: r.headers.get("x-gateway-circuit"), network: p.sent.length, ...state(p) };
+    },
+  },
+  {
     name: "clear() then arm() before Go runs, then Go runs",
     phases: STARTING,
     stored: () => ({ [STORAGE_KEY]: circuit(later(60_000)), [COOLDOWN_KEY]: `${later(30_000)} 1 http://app.test/api/slow/\n` }),
@@ -465,9 +476,9 @@ const NAMED: { cases: RegExp; phases: readonly Phase[]; why: string }[] = [
     why: "the stand-in ends them in this page; the facade ends them in storage as it takes over, and the tag's fallback has no room for the frame writer (0.2 KB brotli): after F5 they are back until they end",
   },
   {
-    cases: /^(answers before Go runs, judged once it runs: (a 502|a 429)|fetch: half-open|what a subscriber hears: a 502)/,
+    cases: /^(answers before Go runs, judged once it runs: (a 502|a 429)|fetch: half-open|what a subscriber hears: a 502|F5 while an open period)/,
     phases: ["stand-in fallback", "facade fallback"],
-    why: "without Go an answer changes nothing stored (it arms nothing, pauses nothing, and a probe's success does not close a half-open circuit): only Go's whole trip rule tells an outage from a limiter's 503 for part of a burst (README, fallback)",
+    why: "without Go an answer changes nothing stored (it arms nothing, pauses nothing, a probe's success does not close a half-open circuit, and an open period sends no scout): only Go's whole trip rule tells an outage from a limiter's 503 for part of a burst (README, fallback)",
   },
   {
     cases: /^forget\(\) before Go runs/,
@@ -495,6 +506,8 @@ const NAMED: { cases: RegExp; phases: readonly Phase[]; why: string }[] = [
 /** A previous user's mutation that got no answer: its key is pending in Go's ledger (set by the test, with Go). */
 let pendingLedger: Record<string, string> = {};
 let pendingKey = "";
+/** What a page stored when Go tripped its circuit on a 502: the open period and its scouting (set by the test, with Go). */
+let tripped: Record<string, string> = {};
 
 test("every phase answers as Go does, but for the named differences", async (t) => {
   t.mock.method(console, "warn", () => {});
@@ -507,6 +520,10 @@ test("every phase answers as Go does, but for the named differences", async (t) 
   pendingKey = /key (\S+)/.exec(before.sent[0] ?? "")?.[1] ?? "";
   pendingLedger = Object.fromEntries(before.storage.m);
   assert.ok(pendingKey && Object.keys(pendingLedger).length > 0, "a key is pending in storage");
+  const trip = await page("Go", {}, {}, () => new Response("", { status: 502 }));
+  await trip.gc.fetch("/api/a");
+  tripped = Object.fromEntries(trip.storage.m);
+  assert.ok(SCOUT_KEY in tripped && STORAGE_KEY in tripped, "the open period and its scouting are stored");
   const found: Record<string, string> = {};
   const seen = new Set<number>();
   for (const c of CASES) {
