@@ -155,8 +155,7 @@ export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | nu
     subscribe(listener) {
       if (typeof listener !== "function") throw new TypeError("gatewayCircuit.subscribe: listener must be a function");
       listeners.set(listener, () => {});
-      const v = version;
-      restore(listener, blocking, () => listeners.has(listener) && version === v);
+      restore(listener, blocking, () => listeners.has(listener), () => version);
       return () => {
         listeners.get(listener)?.();
         listeners.delete(listener);

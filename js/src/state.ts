@@ -18,13 +18,14 @@ export function tell<A extends unknown[]>(listener: (...args: A) => void, ...arg
 
 /**
  * The overlay's restore, the same in every phase: `listener` is told, in a
- * microtask, what blocks (from `blocking`), if anything does and `still()`
- * (it is still subscribed, and heard of no change meanwhile).
+ * microtask, what blocks (from `blocking`), if anything does, it is still
+ * `subscribed()`, and `version()` says no change was told meanwhile.
  */
-export function restore(listener: Listener, blocking: () => Blocking, still: () => boolean): void {
+export function restore(listener: Listener, blocking: () => Blocking, subscribed: () => boolean, version: () => number): void {
+  const v = version();
   queueMicrotask(() => {
     const b = blocking();
-    if (still() && (b.circuit || b.halfOpen || b.pauses.length)) tell(listener, b.circuit && { ...b.circuit }, b);
+    if (subscribed() && version() === v && (b.circuit || b.halfOpen || b.pauses.length)) tell(listener, b.circuit && { ...b.circuit }, b);
   });
 }
 
@@ -92,8 +93,7 @@ export class StateMirror {
   subscribe(listener: Listener, told = false): () => void {
     if (typeof listener !== "function") throw new TypeError("gatewayCircuit.subscribe: listener must be a function");
     this.listeners.add(listener);
-    const v = this.version;
-    if (!told) restore(listener, () => this.current, () => this.listeners.has(listener) && this.version === v);
+    if (!told) restore(listener, () => this.current, () => this.listeners.has(listener), () => this.version);
     return () => void this.listeners.delete(listener);
   }
 }
