@@ -11,7 +11,7 @@ ESBUILD := node_modules/.bin/esbuild
 ADDR ?= 127.0.0.1:8080
 CHROMIUM ?= /usr/bin/chromium
 
-GO_SRC := $(shell find internal wasm -name '*.go' -not -name '*_test.go') go.mod $(wildcard go.sum)
+GO_SRC := $(shell find idempotency internal wasm -name '*.go' -not -name '*_test.go') go.mod $(wildcard go.sum)
 JS_SRC := $(shell find js/src -name '*.ts' -not -name '*.test.ts')
 
 .PHONY: all build build-product deps chromium demo test check test-go test-wasm test-js test-boundary e2e bench clean

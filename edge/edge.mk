@@ -14,7 +14,7 @@
 
 EDGE_ADDR ?= 127.0.0.1:8787
 EDGE_UPSTREAM ?= http://127.0.0.1:8080
-EDGE_GO_SRC := $(shell find edge internal ledgercore -name '*.go' -not -name '*_test.go') go.mod edge/go.mod edge/go.sum
+EDGE_GO_SRC := $(shell find edge internal idempotency -name '*.go' -not -name '*_test.go') go.mod edge/go.mod edge/go.sum
 EDGE_FILES := build/edge/edge.wasm build/edge/wasm_exec.js build/edge/worker.mjs build/edge/passthrough.mjs build/edge/testupstream
 
 .PHONY: edge edge-build test-edge test-edge-types test-edge-go test-edge-workerd test-edge-browser bench-edge

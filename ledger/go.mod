@@ -2,7 +2,7 @@ module github.com/gatewaycircuit/gatewaycircuit/ledger
 
 go 1.26.0
 
-// The ledger uses the product's public idempotencykey package from this
+// The ledger uses the product's public idempotency package from this
 // tree. It is its own module so that the product's go.mod stays free of
 // requirements: the SQL drivers are the ledger's (and its tests') alone.
 replace github.com/gatewaycircuit/gatewaycircuit => ../

@@ -2,8 +2,8 @@
 // middleware that runs a mutation (POST, PUT, PATCH, DELETE) with an
 // Idempotency-Key at most once per (principal, operation, key), over a SQL
 // database (SQLite or PostgreSQL) that any number of server processes share.
-// Its rules are ledgercore's, the same code the edge gateway's ledger
-// (edge/ledger) runs, with the handler in the place of the origin; this
+// Its rules are package idempotency's, the same the edge gateway's ledger
+// (edge/ledger) follows, with the handler in the place of the origin; this
 // package is their storage (Store, SQLStore) and their transport:
 //
 //   - the principal comes from the app's function, before anything else: no
@@ -12,13 +12,15 @@
 //   - the operation is the method and route (the ServeMux pattern), or a
 //     name the app gives;
 //   - the key is a Structured Field string (`"order-7"`, what the browser
-//     module sends) or a bare token (`order_7`);
-//   - the body is compared by its canonical JSON fingerprint (the browser
-//     module's): object keys sorted, whitespace ignored;
+//     module sends) or a bare token (`order_7`) (idempotency.ParseKey);
+//   - the body is compared by its canonical fingerprint (the browser
+//     module's, idempotency.Fingerprint): object keys sorted, whitespace
+//     ignored;
 //   - the record is written (pending) before the handler runs;
-//   - duplicates that arrive while it runs wait for it and share its answer;
-//     past Options.WaitLimit they get 409 idempotency_in_flight with
-//     Retry-After;
+//   - a duplicate that arrives while the handler runs, in this process or
+//     another, is answered 409 idempotency_in_flight with Retry-After: 1 at
+//     once: it neither waits nor runs, whatever the first request's answer
+//     turns out to be;
 //   - the same key with the same body → the recorded answer, with
 //     Idempotency-Replayed: true; with another body → 422
 //     idempotency_key_reused;
@@ -26,6 +28,10 @@
 //     releases the key; one that leaves the effect unknown (another 5xx, a
 //     panic) is recorded as failed and a retry with the same body runs the
 //     handler again; any other answer is recorded and replayed;
+//   - a handler that panics is answered 500 handler_failed (the panic is
+//     recovered and logged, and recorded as failed): the connection is not
+//     broken, so a client that re-sends a keyed request on a broken
+//     connection (Go's http.Transport does) runs it once, not in a loop;
 //   - a record left pending by a process that died mid-handler (its
 //     heartbeat older than Options.Lease) answers 409 idempotency_in_doubt
 //     until its retention ends: the handler is never run twice for it;
@@ -48,26 +54,21 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"net/http"
+	"runtime/debug"
 	"strings"
 	"time"
 
-	"github.com/gatewaycircuit/gatewaycircuit/idempotencykey"
-	"github.com/gatewaycircuit/gatewaycircuit/ledgercore"
+	"github.com/gatewaycircuit/gatewaycircuit/idempotency"
 )
 
-// Defaults, applied in Options.withDefaults (the bounds are ledgercore's).
+// Defaults, applied in Options.withDefaults (the bounds' defaults are
+// idempotency.DefaultMaxEntries and idempotency.DefaultMaxBodyBytes).
 const (
-	DefaultRetention    = ledgercore.DefaultRetentionMs * time.Millisecond
-	DefaultMaxEntries   = ledgercore.DefaultMaxEntries
-	DefaultMaxBodyBytes = ledgercore.DefaultMaxBodyBytes
-	DefaultWaitLimit    = 10 * time.Second
-	DefaultLease        = 10 * time.Second
+	DefaultRetention = idempotency.DefaultRetentionMs * time.Millisecond
+	DefaultLease     = 10 * time.Second
 )
-
-// HeaderReplayed marks an answer that was recorded earlier (or shared with
-// the request in flight), not produced for this request.
-const HeaderReplayed = ledgercore.HeaderReplayed
 
 // ErrInvalidOptions is the sentinel for Options that New refuses.
 var ErrInvalidOptions = errors.New("ledger: invalid options")
@@ -90,34 +91,31 @@ type Options struct {
 	MaxEntries int
 	// MaxBodyBytes bounds a request body (413 past it). Default 1 MiB.
 	MaxBodyBytes int
-	// WaitLimit is how long a duplicate waits for the request in flight
-	// before it is answered 409 with Retry-After. Default 10 s.
-	WaitLimit time.Duration
 	// Lease is how long a pending record stays live without a heartbeat
 	// (the holder refreshes it every Lease/3); past it the holder is taken
 	// to be dead and the record is in doubt. Default 10 s.
 	Lease time.Duration
 	// Now is the clock. Default time.Now.
 	Now func() time.Time
+	// ErrorLog logs the handler's panics, with their stack. Default: the
+	// log package's standard logger.
+	ErrorLog *log.Logger
 }
 
 func (o Options) withDefaults() Options {
 	if o.Unauthorized == nil {
 		o.Unauthorized = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-			writeProblem(w, ledgercore.ProblemUnauthenticated)
+			writeProblem(w, idempotency.ProblemUnauthenticated)
 		})
 	}
 	if o.Retention <= 0 {
 		o.Retention = DefaultRetention
 	}
 	if o.MaxEntries <= 0 {
-		o.MaxEntries = DefaultMaxEntries
+		o.MaxEntries = idempotency.DefaultMaxEntries
 	}
 	if o.MaxBodyBytes <= 0 {
-		o.MaxBodyBytes = DefaultMaxBodyBytes
-	}
-	if o.WaitLimit <= 0 {
-		o.WaitLimit = DefaultWaitLimit
+		o.MaxBodyBytes = idempotency.DefaultMaxBodyBytes
 	}
 	if o.Lease <= 0 {
 		o.Lease = DefaultLease
@@ -125,15 +123,17 @@ func (o Options) withDefaults() Options {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.ErrorLog == nil {
+		o.ErrorLog = log.Default()
+	}
 	return o
 }
 
 // Ledger is the middleware. One Ledger serves any number of handlers.
 type Ledger struct {
 	o       Options
-	bounds  ledgercore.Policy          // o's Retention, MaxEntries and MaxBodyBytes
-	leaseMs int64                      // o.Lease
-	flights ledgercore.Flights[answer] // this process's requests in flight
+	bounds  idempotency.Policy // o's Retention, MaxEntries and MaxBodyBytes
+	leaseMs int64              // o.Lease
 }
 
 // New returns a Ledger.
@@ -144,7 +144,7 @@ func New(o Options) (*Ledger, error) {
 	o = o.withDefaults()
 	return &Ledger{
 		o:       o,
-		bounds:  ledgercore.Policy{RetentionMs: o.Retention.Milliseconds(), MaxEntries: o.MaxEntries, MaxBodyBytes: o.MaxBodyBytes},
+		bounds:  idempotency.Policy{RetentionMs: o.Retention.Milliseconds(), MaxEntries: o.MaxEntries, MaxBodyBytes: o.MaxBodyBytes},
 		leaseMs: max(1, o.Lease.Milliseconds()),
 	}, nil
 }
@@ -168,32 +168,32 @@ func (l *Ledger) WrapNamed(operation string, h http.Handler) http.Handler {
 			l.o.Unauthorized.ServeHTTP(w, r)
 			return
 		}
-		values := r.Header.Values(idempotencykey.Header)
+		values := r.Header.Values(idempotency.Header)
 		if len(values) == 0 && !l.o.RequireKey {
 			h.ServeHTTP(w, r)
 			return
 		}
-		key, ok := "", len(values) == 1
-		if ok {
-			key, ok = ledgercore.ParseKey(values[0])
+		key, err := "", error(idempotency.ErrInvalidKey)
+		if len(values) == 1 {
+			key, err = idempotency.ParseKey(values[0])
 		}
-		if !ok {
-			writeProblem(w, ledgercore.ProblemInvalidKey)
+		if err != nil {
+			writeProblem(w, idempotency.ProblemInvalidKey)
 			return
 		}
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, int64(l.o.MaxBodyBytes)))
 		if err != nil {
 			var tooLarge *http.MaxBytesError
 			if errors.As(err, &tooLarge) {
-				writeProblem(w, ledgercore.Problem{Status: http.StatusRequestEntityTooLarge, Code: "body_too_large", Message: err.Error()})
+				writeProblem(w, idempotency.Problem{Status: http.StatusRequestEntityTooLarge, Code: "body_too_large", Message: err.Error()})
 				return
 			}
-			writeProblem(w, ledgercore.Problem{Status: http.StatusBadRequest, Code: "body_unreadable", Message: err.Error()})
+			writeProblem(w, idempotency.Problem{Status: http.StatusBadRequest, Code: "body_unreadable", Message: err.Error()})
 			return
 		}
-		fp, err := Fingerprint(body, l.o.MaxBodyBytes)
+		fp, err := idempotency.Fingerprint(body, idempotency.Limits{MaxBytes: l.o.MaxBodyBytes})
 		if err != nil {
-			writeProblem(w, ledgercore.FingerprintProblem(err))
+			writeProblem(w, idempotency.FingerprintProblem(err))
 			return
 		}
 		op := operation
@@ -201,13 +201,8 @@ func (l *Ledger) WrapNamed(operation string, h http.Handler) http.Handler {
 			op = operationOf(r)
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		l.do(w, r, ID{Principal: principal, Operation: op, Key: key}, fp, h)
+		l.do(w, r, idempotency.ID{Principal: principal, Operation: op, Key: key}, fp, h)
 	})
-}
-
-// Fingerprint is a body's identity (ledgercore.Fingerprint).
-func Fingerprint(body []byte, maxBytes int) (string, error) {
-	return ledgercore.Fingerprint(body, maxBytes)
 }
 
 func operationOf(r *http.Request) string {
@@ -221,87 +216,62 @@ func operationOf(r *http.Request) string {
 	return r.Method + " " + p
 }
 
-// do runs one keyed request: joins this process's flight for id, or acts
-// on the record as ledgercore decides: claims id and runs h, answers from
-// the record, or waits for the process that holds it.
-func (l *Ledger) do(w http.ResponseWriter, r *http.Request, id ID, fp string, h http.Handler) {
+// do runs one keyed request as Decide says: claims id and runs h, answers
+// from the record, or refuses.
+func (l *Ledger) do(w http.ResponseWriter, r *http.Request, id idempotency.ID, fp string, h http.Handler) {
 	ctx := r.Context()
-	// The wait is real time (Options.Now is the records' clock): it is
-	// how long this request is held.
-	deadline := time.Now().Add(l.o.WaitLimit)
-	for wait := 5 * time.Millisecond; ; wait = min(wait*2, 100*time.Millisecond) {
-		if f, mismatch := l.flights.Join(id, fp); mismatch {
-			writeProblem(w, ledgercore.ProblemKeyReused)
-			return
-		} else if f != nil {
-			select {
-			case <-f.Done():
-				f.Answer().write(w, true)
-			case <-time.After(time.Until(deadline)):
-				l.inFlight(w)
-			case <-ctx.Done():
-			}
-			return
-		}
+	// A lost claim is read again: the record that won it decides. Three
+	// rounds bound a record that changes under every read.
+	for range 3 {
 		now := l.o.Now().UnixMilli()
 		cutoff := l.bounds.Cutoff(now)
 		// The read comes first: a replay costs one statement.
 		got, err := l.o.Store.Get(ctx, id, cutoff, l.bounds.MaxEntries)
 		if err != nil {
-			writeProblem(w, ledgercore.UnavailableProblem(err))
+			writeProblem(w, idempotency.UnavailableProblem(err))
 			return
 		}
 		switch l.bounds.Decide(got, fp, now, l.leaseMs) {
-		case ledgercore.Run:
-			rec := Record{ID: id, Fingerprint: fp, Token: newToken(), CreatedAt: now, UpdatedAt: now}
+		case idempotency.Run:
+			rec := idempotency.Record{ID: id, Fingerprint: fp, Token: newToken(), CreatedAt: now, UpdatedAt: now}
 			err := l.o.Store.Prune(ctx, id.Principal, cutoff, l.bounds.MaxBeforeClaim())
 			claimed := false
 			if err == nil {
 				claimed, err = l.o.Store.Claim(ctx, rec, cutoff)
 			}
 			if err != nil {
-				writeProblem(w, ledgercore.UnavailableProblem(err))
+				writeProblem(w, idempotency.UnavailableProblem(err))
 				return
 			}
 			if claimed {
-				// Duplicates in this process join it from here on;
-				// until then they see the pending record and poll.
-				l.run(w, r, rec, l.flights.Start(id, fp), h)
+				l.run(w, r, rec, h)
 				return
 			}
 			continue // claimed by another request meanwhile: read it
-		case ledgercore.Mismatch:
-			writeProblem(w, ledgercore.ProblemKeyReused)
-			return
-		case ledgercore.Replay:
+		case idempotency.Mismatch:
+			writeProblem(w, idempotency.ProblemKeyReused)
+		case idempotency.Replay:
 			answerOf(got).write(w, true)
-			return
-		case ledgercore.InDoubt:
-			writeProblem(w, ledgercore.ProblemInDoubt)
-			return
-		}
-		// Pending in another process: wait for its answer.
-		if time.Now().Add(wait).After(deadline) {
+		case idempotency.InDoubt:
+			writeProblem(w, idempotency.ProblemInDoubt)
+		default:
 			l.inFlight(w)
-			return
 		}
-		select {
-		case <-time.After(wait):
-		case <-ctx.Done():
-			return
-		}
+		return
 	}
+	l.inFlight(w)
 }
 
 func (l *Ledger) inFlight(w http.ResponseWriter) {
 	w.Header().Set("Retry-After", "1")
-	writeProblem(w, ledgercore.ProblemInFlight)
+	writeProblem(w, idempotency.ProblemInFlight)
 }
 
 // run runs h for the claimed record, beating its heartbeat, and records
 // the answer. The caller may go away: the answer is recorded anyway, for
-// its retry.
-func (l *Ledger) run(w http.ResponseWriter, r *http.Request, rec Record, f *ledgercore.Flight[answer], h http.Handler) {
+// its retry. A panic in h is recovered: recorded as an unknown outcome and
+// answered 500, so that the connection stays whole.
+func (l *Ledger) run(w http.ResponseWriter, r *http.Request, rec idempotency.Record, h http.Handler) {
 	ctx := context.WithoutCancel(r.Context())
 	stop := make(chan struct{})
 	go func() {
@@ -316,34 +286,38 @@ func (l *Ledger) run(w http.ResponseWriter, r *http.Request, rec Record, f *ledg
 			}
 		}
 	}()
-	rw := &recorder{header: http.Header{}}
-	var ans answer
-	panicked := true
+	ans, answered := l.serve(h, r.WithContext(ctx), rec.ID.Operation)
+	close(stop)
+	state, release := idempotency.OutcomeOf(ans.status, answered).State()
+	if release {
+		_ = l.o.Store.Release(ctx, rec.ID, rec.Token)
+	} else {
+		rec.State, rec.Status, rec.Body, rec.UpdatedAt = state, ans.status, ans.body, l.o.Now().UnixMilli()
+		hdr, _ := json.Marshal(ans.header)
+		rec.Header = string(hdr)
+		_ = l.o.Store.Finish(ctx, rec)
+	}
+	ans.write(w, false)
+}
+
+// serve runs h into a buffer. answered is false when h panicked: the
+// answer is then ProblemHandlerFailed, and the panic is logged as net/http
+// logs one (http.ErrAbortHandler quietly).
+func (l *Ledger) serve(h http.Handler, r *http.Request, operation string) (ans answer, answered bool) {
 	defer func() {
-		close(stop)
-		state, release := ledgercore.OutcomeOf(rw.status, !panicked).State()
-		if panicked {
-			ans = problemAnswer(ledgercore.ProblemHandlerFailed)
-		}
-		if release {
-			_ = l.o.Store.Release(ctx, rec.ID, rec.Token)
-		} else {
-			rec.State, rec.Status, rec.Body, rec.UpdatedAt = state, ans.status, ans.body, l.o.Now().UnixMilli()
-			hdr, _ := json.Marshal(ans.header)
-			rec.Header = string(hdr)
-			_ = l.o.Store.Finish(ctx, rec)
-		}
-		l.flights.Land(rec.ID, f, ans)
-		if !panicked {
-			ans.write(w, false)
+		if v := recover(); v != nil {
+			if v != http.ErrAbortHandler {
+				l.o.ErrorLog.Printf("ledger: panic serving %s: %v\n%s", operation, v, debug.Stack())
+			}
+			ans, answered = problemAnswer(idempotency.ProblemHandlerFailed), false
 		}
 	}()
-	h.ServeHTTP(rw, r.WithContext(ctx))
+	rw := &recorder{header: http.Header{}}
+	h.ServeHTTP(rw, r)
 	if rw.status == 0 {
 		rw.status = http.StatusOK
 	}
-	ans = answer{status: rw.status, header: kept(rw.header), body: rw.body.Bytes()}
-	panicked = false
+	return answer{status: rw.status, header: kept(rw.header), body: rw.body.Bytes()}, true
 }
 
 // recorder buffers the handler's answer.
@@ -373,7 +347,7 @@ type answer struct {
 	body   []byte
 }
 
-func answerOf(r *Record) answer {
+func answerOf(r *idempotency.Record) answer {
 	a := answer{status: r.Status, header: http.Header{}, body: r.Body}
 	_ = json.Unmarshal([]byte(r.Header), &a.header)
 	return a
@@ -384,7 +358,7 @@ func (a answer) write(w http.ResponseWriter, replayed bool) {
 		w.Header()[k] = v
 	}
 	if replayed {
-		w.Header().Set(HeaderReplayed, "true")
+		w.Header().Set(idempotency.HeaderReplayed, "true")
 	}
 	w.WriteHeader(a.status)
 	_, _ = w.Write(a.body)
@@ -414,11 +388,11 @@ func newToken() string {
 }
 
 // problemAnswer is an answer of the ledger's own, as the edge sends it.
-func problemAnswer(p ledgercore.Problem) answer {
+func problemAnswer(p idempotency.Problem) answer {
 	return answer{status: p.Status, header: http.Header{"Content-Type": {"application/json"}, "Cache-Control": {"no-store"}}, body: p.Body()}
 }
 
-func writeProblem(w http.ResponseWriter, p ledgercore.Problem) { problemAnswer(p).write(w, false) }
+func writeProblem(w http.ResponseWriter, p idempotency.Problem) { problemAnswer(p).write(w, false) }
 
 // Count is the number of records of principal ("" for all).
 func (l *Ledger) Count(ctx context.Context, principal string) (int, error) {

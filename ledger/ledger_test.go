@@ -16,6 +16,7 @@ import (
 
 	_ "modernc.org/sqlite" // the "sqlite" driver
 
+	"github.com/gatewaycircuit/gatewaycircuit/idempotency"
 	"github.com/gatewaycircuit/gatewaycircuit/ledger"
 )
 
@@ -150,7 +151,7 @@ func send(h http.Handler, method, path, user, key, body string) result {
 	}
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, r)
-	return result{w.Code, w.Header(), w.Body.String(), w.Header().Get(ledger.HeaderReplayed) == "true"}
+	return result{w.Code, w.Header(), w.Body.String(), w.Header().Get(idempotency.HeaderReplayed) == "true"}
 }
 
 func errorCode(r result) string {
@@ -241,48 +242,40 @@ var cases = []struct {
 			t.Fatalf("after the release: %+v, effects %d", r, a.effects())
 		}
 	}},
-	{"a panic is an unknown outcome", func(t *testing.T, s ledger.Store) {
+	{"a panic is an unknown outcome, answered 500", func(t *testing.T, s ledger.Store) {
 		n := 0
 		h := server(t, s, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			n++
 			if n == 1 {
+				w.WriteHeader(201)
 				panic("boom")
 			}
 			w.WriteHeader(201)
 		}), nil)
-		func() {
-			defer func() { _ = recover() }()
-			send(h, "POST", "/orders", "ann", `"k"`, `{}`)
-		}()
+		if r := send(h, "POST", "/orders", "ann", `"k"`, `{}`); r.status != 500 || errorCode(r) != "handler_failed" || r.replayed {
+			t.Fatalf("the panic: %+v", r)
+		}
 		if r := send(h, "POST", "/orders", "ann", `"k"`, `{}`); r.status != 201 || r.replayed || n != 2 {
 			t.Fatalf("%+v, runs %d", r, n)
 		}
 	}},
-	{"concurrent duplicates in one process share one run", func(t *testing.T, s ledger.Store) {
-		duplicates(t, s, 30, 1)
+	{"concurrent duplicates in one process are 409 in flight", func(t *testing.T, s ledger.Store) {
+		for _, status := range []int{201, 503, 500} {
+			duplicates(t, s, status, 30, 1)
+		}
 	}},
-	{"duplicates through two processes share one run", func(t *testing.T, s ledger.Store) {
-		duplicates(t, s, 20, 2)
-	}},
-	{"a duplicate past the wait limit is 409 with Retry-After", func(t *testing.T, s ledger.Store) {
-		a := &app{hold: make(chan struct{}), started: make(chan struct{}, 1)}
-		one := server(t, s, a, nil)
-		two := server(t, s, a, func(o *ledger.Options) { o.WaitLimit = time.Millisecond })
-		go send(one, "POST", "/pay", "ann", `"k"`, `{}`)
-		<-a.started
-		r := send(two, "POST", "/pay", "ann", `"k"`, `{}`)
-		close(a.hold)
-		if r.status != 409 || errorCode(r) != "idempotency_in_flight" || r.header.Get("Retry-After") == "" {
-			t.Fatalf("%+v", r)
+	{"duplicates through two processes are 409 in flight", func(t *testing.T, s ledger.Store) {
+		for _, status := range []int{201, 503, 500} {
+			duplicates(t, s, status, 20, 2)
 		}
 	}},
 	{"a record pending after a crash is in doubt, never run again", func(t *testing.T, s ledger.Store) {
 		c := &clock{t: time.Unix(1_000_000, 0)}
 		a := &app{}
 		h := server(t, s, a, func(o *ledger.Options) { o.Now = c.now })
-		fp, _ := ledger.Fingerprint([]byte(`{"eur":10}`), 1<<20)
+		fp, _ := idempotency.Fingerprint([]byte(`{"eur":10}`), idempotency.Limits{})
 		// What a process leaves that claimed the key and died in the handler.
-		dead := ledger.Record{ID: ledger.ID{Principal: "ann", Operation: "payment", Key: "k"}, Fingerprint: fp,
+		dead := idempotency.Record{ID: idempotency.ID{Principal: "ann", Operation: "payment", Key: "k"}, Fingerprint: fp,
 			Token: "dead", CreatedAt: c.now().UnixMilli(), UpdatedAt: c.now().UnixMilli()}
 		if ok, err := s.Claim(context.Background(), dead, 0); !ok || err != nil {
 			t.Fatal(ok, err)
@@ -370,40 +363,59 @@ var cases = []struct {
 
 // checkOne: one effect, and every caller got its answer (one fresh, the
 // rest marked replayed).
-func checkOne(t *testing.T, answers []result, effects int) {
+// checkOne checks the answers to concurrent duplicates: one run, whose
+// answer (status) is the one not refused; the others are refused 409
+// idempotency_in_flight with Retry-After, or (arrived after it was
+// recorded) its replay.
+func checkOne(t *testing.T, answers []result, status, effects int) {
 	t.Helper()
-	fresh := 0
-	for _, a := range answers {
-		if a.status != 201 || a.body != answers[0].body {
-			t.Fatalf("answer %+v, first %+v", a, answers[0])
-		}
-		if !a.replayed {
-			fresh++
+	var first *result
+	for i, a := range answers {
+		if a.status == status && !a.replayed {
+			if first != nil {
+				t.Fatalf("two unreplayed answers: %+v and %+v", *first, a)
+			}
+			first = &answers[i]
 		}
 	}
-	if effects != 1 || fresh != 1 {
-		t.Fatalf("effects %d, unreplayed answers %d; want 1, 1", effects, fresh)
+	if effects != 1 || first == nil {
+		t.Fatalf("status %d: effects %d, first answer %v; want 1 run and its answer", status, effects, first)
+	}
+	for i, a := range answers {
+		switch {
+		case &answers[i] == first:
+		case a.status == 409 && errorCode(a) == "idempotency_in_flight" && a.header.Get("Retry-After") == "1":
+		case a.status == status && a.replayed && a.body == first.body:
+		default:
+			t.Fatalf("answer %d of %d: %+v (status %d)", i, len(answers), a, status)
+		}
 	}
 }
 
-// duplicates sends n concurrent duplicates, spread in turn over the given
-// number of servers (processes) on one store, while the first is held in its
-// handler; then every answer must be the one run's.
-func duplicates(t *testing.T, s ledger.Store, n, processes int) {
-	a := &app{hold: make(chan struct{}), started: make(chan struct{}, 100)}
+// duplicates holds a first request in its handler, which then answers
+// status, and sends n-1 concurrent duplicates, spread in turn over the
+// given number of servers (processes) on one store: the handler runs
+// once, whatever it answers.
+func duplicates(t *testing.T, s ledger.Store, status, n, processes int) {
+	key := `"k` + fmt.Sprint(status) + `"`
+	a := &app{status: status, hold: make(chan struct{}), started: make(chan struct{}, 100)}
 	servers := make([]http.Handler, processes)
 	for i := range servers {
 		servers[i] = server(t, s, a, nil)
 	}
 	answers := make([]result, n)
+	first := make(chan struct{})
+	go func() { defer close(first); answers[0] = send(servers[0], "POST", "/orders", "ann", key, `{"x":1}`) }()
+	<-a.started
+	// The duplicates are answered while the first is held: none waits.
 	var wg sync.WaitGroup
-	for i := range answers {
+	for i := 1; i < n; i++ {
 		h := servers[i%processes]
 		wg.Add(1)
-		go func() { defer wg.Done(); answers[i] = send(h, "POST", "/orders", "ann", `"k"`, `{"x":1}`) }()
+		go func() { defer wg.Done(); answers[i] = send(h, "POST", "/orders", "ann", key, `{"x":1}`) }()
 	}
-	<-a.started
-	close(a.hold)
 	wg.Wait()
-	checkOne(t, answers, a.effects())
+	close(a.hold)
+	<-first
+	checkOne(t, answers, status, a.effects())
 }

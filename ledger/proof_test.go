@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -14,9 +15,11 @@ import (
 
 // The proof on a real PostgreSQL: two server processes (internal/proofserver)
 // on one database. Concurrent duplicates split across both make one
-// effect; the process holding a request is killed with SIGKILL mid-handler
-// and the retry through the other never runs it again; a restarted
-// process finds every record.
+// effect, whatever the handler answers (201, or 503 and 500, which leave
+// the key to a retry): the duplicates are answered 409 in flight; the
+// process holding a request is killed with SIGKILL mid-handler and the
+// retry through the other never runs it again; a restarted process finds
+// every record.
 func TestTwoProcessesOnePostgres(t *testing.T) {
 	db := postgresDB(t)
 	var dbname string
@@ -29,7 +32,7 @@ func TestTwoProcessesOnePostgres(t *testing.T) {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
 	start := func() (*exec.Cmd, string) {
-		cmd := exec.Command(bin, "-dsn", dsn, "-lease", "2s", "-wait", "1m")
+		cmd := exec.Command(bin, "-dsn", dsn, "-lease", "2s")
 		out, err := cmd.StdoutPipe()
 		if err != nil {
 			t.Fatal(err)
@@ -56,22 +59,40 @@ func TestTwoProcessesOnePostgres(t *testing.T) {
 	a, urlA := start()
 	_, urlB := start()
 
-	// 50 concurrent duplicates, alternately through A and B.
-	answers := make([]result, 50)
-	var wg sync.WaitGroup
-	for i := range answers {
-		url := urlA
-		if i%2 == 1 {
-			url = urlB
+	// Concurrent duplicates, alternately through A and B: 50 to a handler
+	// that answers 201 after 1 s, 10 to one that answers 503 (the key is
+	// released) or 500 (the effect is unknown) after 500 ms.
+	concurrent := func(n int, key, body string) []result {
+		answers := make([]result, n)
+		var wg sync.WaitGroup
+		for i := range answers {
+			url := urlA
+			if i%2 == 1 {
+				url = urlB
+			}
+			wg.Add(1)
+			go func() { defer wg.Done(); answers[i] = post(t, url, key, body) }()
 		}
-		wg.Add(1)
-		go func() { defer wg.Done(); answers[i] = post(t, url, `"dup"`, `{"delayMs":200}`) }()
+		wg.Wait()
+		return answers
 	}
-	wg.Wait()
-	checkOne(t, answers, charges(`"dup"`))
+	answers := concurrent(50, `"dup"`, `{"delayMs":1000}`)
+	checkOne(t, answers, 201, charges(`"dup"`))
+	for _, status := range []int{503, 500} {
+		key := `"dup-` + strconv.Itoa(status) + `"`
+		checkOne(t, concurrent(10, key, `{"delayMs":500,"status":`+strconv.Itoa(status)+`}`), status, charges(key))
+	}
+	var first result
+	for _, a := range answers {
+		if a.status == 201 {
+			first = a
+			break
+		}
+	}
 
 	// A holds a request mid-handler (its effect written, no answer) and is
-	// killed; the retry through B waits out A's lease and is in doubt.
+	// killed; retries through B are in flight while A's lease runs, then in
+	// doubt.
 	held := make(chan result, 1)
 	go func() { held <- post(t, urlA, `"held"`, `{"hold":true}`) }()
 	waitFor(t, "effect of the held request", func() bool { return charges(`"held"`) == 1 })
@@ -80,6 +101,13 @@ func TestTwoProcessesOnePostgres(t *testing.T) {
 	}
 	_ = a.Wait()
 	<-held // the connection died with A
+	waitFor(t, "the end of A's lease", func() bool {
+		r := post(t, urlB, `"held"`, `{"hold":true}`)
+		if r.status != 409 || errorCode(r) != "idempotency_in_flight" && errorCode(r) != "idempotency_in_doubt" {
+			t.Fatalf("retry through B after kill -9 of A: %+v", r)
+		}
+		return errorCode(r) == "idempotency_in_doubt"
+	})
 	for range 2 {
 		r := post(t, urlB, `"held"`, `{"hold":true}`)
 		if r.status != 409 || errorCode(r) != "idempotency_in_doubt" {
@@ -92,8 +120,8 @@ func TestTwoProcessesOnePostgres(t *testing.T) {
 
 	// A again, on the same database: the records are intact.
 	_, urlA = start()
-	if r := post(t, urlA, `"dup"`, `{"delayMs":200}`); !r.replayed || r.body != answers[0].body {
-		t.Fatalf("after the restart: %+v, want the replay of %s", r, answers[0].body)
+	if r := post(t, urlA, `"dup"`, `{"delayMs":1000}`); !r.replayed || r.body != first.body {
+		t.Fatalf("after the restart: %+v, want the replay of %s", r, first.body)
 	}
 	if r := post(t, urlA, `"held"`, `{"hold":true}`); r.status != 409 || errorCode(r) != "idempotency_in_doubt" {
 		t.Fatalf("after the restart: %+v", r)

@@ -7,22 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gatewaycircuit/gatewaycircuit/ledgercore"
+	"github.com/gatewaycircuit/gatewaycircuit/idempotency"
 )
-
-// Record states (ledgercore's).
-const (
-	StatePending = ledgercore.StatePending // claimed, the handler has not answered (or its process died)
-	StateDone    = ledgercore.StateDone    // answered: replayed to every retry
-	StateFailed  = ledgercore.StateFailed  // the effect is unknown (a 5xx, a panic): a retry runs again
-)
-
-// ID names a record: the key is scoped by principal and operation.
-type ID = ledgercore.ID
-
-// Record is one key's entry (its Header is the kept response headers as
-// JSON). Times are Unix milliseconds.
-type Record = ledgercore.Record
 
 // Store keeps the records. Every method is one atomic step; the ledger
 // needs no transaction spanning two of them, so any number of processes
@@ -32,18 +18,18 @@ type Store interface {
 	// ID. A record created before cutoff is dead and is replaced; so is a
 	// failed one with rec's fingerprint (its retry runs again, keeping its
 	// CreatedAt). It reports whether rec now holds the ID.
-	Claim(ctx context.Context, rec Record, cutoff int64) (bool, error)
+	Claim(ctx context.Context, rec idempotency.Record, cutoff int64) (bool, error)
 	// Get returns the record of id created at or after cutoff and within
 	// the bound of max records per principal, or nil: a finished record
 	// with max newer ones of its principal (not counting those created
 	// before cutoff) is beyond it, as Prune sees it.
-	Get(ctx context.Context, id ID, cutoff int64, max int) (*Record, error)
+	Get(ctx context.Context, id idempotency.ID, cutoff int64, max int) (*idempotency.Record, error)
 	// Touch sets UpdatedAt of id's pending record while token holds it.
-	Touch(ctx context.Context, id ID, token string, now int64) error
+	Touch(ctx context.Context, id idempotency.ID, token string, now int64) error
 	// Finish records the answer (State done or failed) if token holds id.
-	Finish(ctx context.Context, rec Record) error
+	Finish(ctx context.Context, rec idempotency.Record) error
 	// Release deletes id's record if token holds it.
-	Release(ctx context.Context, id ID, token string) error
+	Release(ctx context.Context, id idempotency.ID, token string) error
 	// Prune deletes principal's records created before cutoff and its
 	// finished ones beyond the bound of max records: those with max newer
 	// ones. Newer is by UpdatedAt, then Operation and Key (a total order);
@@ -136,7 +122,7 @@ func (s *SQLStore) exec(ctx context.Context, q string, args ...any) (sql.Result,
 }
 
 // Claim implements Store.
-func (s *SQLStore) Claim(ctx context.Context, r Record, cutoff int64) (bool, error) {
+func (s *SQLStore) Claim(ctx context.Context, r idempotency.Record, cutoff int64) (bool, error) {
 	res, err := s.exec(ctx, `INSERT INTO idempotency_ledger
 		(principal, operation, key, fingerprint, state, token, status, header, body, created_at, updated_at)
 		VALUES (?, ?, ?, ?, 'pending', ?, NULL, NULL, NULL, ?, ?)
@@ -164,8 +150,8 @@ const beyondBound = `(state <> 'pending' AND COALESCE((updated_at, operation, ke
 	ORDER BY updated_at DESC, operation DESC, key DESC LIMIT 1 OFFSET ?), false))`
 
 // Get implements Store.
-func (s *SQLStore) Get(ctx context.Context, id ID, cutoff int64, max int) (*Record, error) {
-	r := Record{ID: id}
+func (s *SQLStore) Get(ctx context.Context, id idempotency.ID, cutoff int64, max int) (*idempotency.Record, error) {
+	r := idempotency.Record{ID: id}
 	var status sql.NullInt64
 	var header sql.NullString
 	err := s.db.QueryRowContext(ctx, s.sql(`SELECT fingerprint, state, token, status, header, body, created_at, updated_at
@@ -184,7 +170,7 @@ func (s *SQLStore) Get(ctx context.Context, id ID, cutoff int64, max int) (*Reco
 }
 
 // Touch implements Store.
-func (s *SQLStore) Touch(ctx context.Context, id ID, token string, now int64) error {
+func (s *SQLStore) Touch(ctx context.Context, id idempotency.ID, token string, now int64) error {
 	_, err := s.exec(ctx, `UPDATE idempotency_ledger SET updated_at = ?
 		WHERE principal = ? AND operation = ? AND key = ? AND token = ? AND state = 'pending'`,
 		now, id.Principal, id.Operation, id.Key, token)
@@ -192,7 +178,7 @@ func (s *SQLStore) Touch(ctx context.Context, id ID, token string, now int64) er
 }
 
 // Finish implements Store.
-func (s *SQLStore) Finish(ctx context.Context, r Record) error {
+func (s *SQLStore) Finish(ctx context.Context, r idempotency.Record) error {
 	_, err := s.exec(ctx, `UPDATE idempotency_ledger SET state = ?, status = ?, header = ?, body = ?, updated_at = ?
 		WHERE principal = ? AND operation = ? AND key = ? AND token = ? AND state = 'pending'`,
 		r.State, r.Status, r.Header, r.Body, r.UpdatedAt, r.Principal, r.Operation, r.Key, r.Token)
@@ -200,7 +186,7 @@ func (s *SQLStore) Finish(ctx context.Context, r Record) error {
 }
 
 // Release implements Store.
-func (s *SQLStore) Release(ctx context.Context, id ID, token string) error {
+func (s *SQLStore) Release(ctx context.Context, id idempotency.ID, token string) error {
 	_, err := s.exec(ctx, `DELETE FROM idempotency_ledger WHERE principal = ? AND operation = ? AND key = ? AND token = ?`,
 		id.Principal, id.Operation, id.Key, token)
 	return err

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"unsafe"
 
+	idem "github.com/gatewaycircuit/gatewaycircuit/idempotency"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/abi"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/circuit"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/guard"
@@ -205,11 +206,11 @@ func gcIdemBegin(nowMs float64, n int32, r0, r1, r2, r3 int32) int32 {
 		return message(abi.CodeKeyReused, err)
 	case errors.Is(err, idempotency.ErrLedgerFull):
 		return message(abi.CodeLedgerFull, err)
-	case errors.Is(err, idempotency.ErrTooLarge):
+	case errors.Is(err, idem.ErrTooLarge):
 		return message(abi.CodeBodyTooBig, err)
-	case errors.Is(err, idempotency.ErrTooDeep):
+	case errors.Is(err, idem.ErrTooDeep):
 		return message(abi.CodeBodyDeep, err)
-	case errors.Is(err, idempotency.ErrInvalidKey):
+	case errors.Is(err, idem.ErrInvalidKey):
 		return message(abi.CodeBadKey, err)
 	default:
 		return message(abi.CodeIdemOff, err) // anything else: send it without a key, never refuse

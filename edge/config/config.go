@@ -15,8 +15,8 @@ import (
 	"strings"
 
 	"github.com/gatewaycircuit/gatewaycircuit/edge/cache"
-	"github.com/gatewaycircuit/gatewaycircuit/edge/ledger"
 	"github.com/gatewaycircuit/gatewaycircuit/edge/origin"
+	"github.com/gatewaycircuit/gatewaycircuit/idempotency"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/policyerr"
 )
 
@@ -62,7 +62,7 @@ type Config struct {
 	// Services, matched by the longest Prefix.
 	Services []Service `json:"services"`
 	// Ledger is the idempotency ledger policy.
-	Ledger ledger.Policy `json:"ledger"`
+	Ledger idempotency.Policy `json:"ledger"`
 	// Tokens is the auth hook of this build: bearer token → principal.
 	// Replace Authenticate to use anything else; a token missing here is
 	// refused before any replay.

@@ -3,7 +3,7 @@ package config
 import (
 	"strings"
 
-	"github.com/gatewaycircuit/gatewaycircuit/ledgercore"
+	"github.com/gatewaycircuit/gatewaycircuit/idempotency"
 )
 
 // Kind is where a request goes.
@@ -67,8 +67,8 @@ func (c *Config) Route(method, path, authorization, idempotencyKey string) Route
 	if idempotencyKey == "" {
 		return Route{Kind: Pass, Service: svc.Name, Principal: principal, Upstream: svc.Upstream}
 	}
-	key, ok := ledgercore.ParseKey(idempotencyKey)
-	if !ok {
+	key, err := idempotency.ParseKey(idempotencyKey)
+	if err != nil {
 		return Route{Kind: Refuse, Status: 400, Code: "invalid_idempotency_key"}
 	}
 	return Route{Kind: Ledger, Service: svc.Name, Principal: principal, Key: key, Upstream: svc.Upstream}

@@ -1,15 +1,16 @@
 // Package ledger is the edge's idempotency ledger for one principal, kept in
 // the principal's Durable Object (its SQLite database): an adapter over
-// ledgercore, which holds the rules the edge shares with the Go server's
-// ledger (module ledger). Here a mutation (POST, PUT, PATCH, DELETE) with an
+// package idempotency, which holds the rules the edge shares with the Go
+// server's ledger (module ledger). Here a mutation (POST, PUT, PATCH, DELETE) with an
 // Idempotency-Key is recorded under (operation, key) — the principal is the
 // object itself — before it is forwarded to the origin, which takes the
 // place of the server's handler:
 //
 //   - the same key with the same body replays the recorded answer, marked
 //     Idempotency-Replayed; with another body it is refused with 422;
-//   - duplicates that arrive while the first is in flight wait for it and
-//     share its answer;
+//   - a duplicate that arrives while the first is in flight is answered 409
+//     idempotency_in_flight with Retry-After: 1 at once, as the Go server's
+//     ledger answers it (its retry gets what the first answer recorded);
 //   - an answer that says the request was not acted on (408, 409, 429,
 //     503) releases the key: the record is deleted, the answer (with its
 //     Retry-After) goes to the caller, and a retry is forwarded as new;
@@ -34,22 +35,18 @@ import (
 	"github.com/gatewaycircuit/gatewaycircuit/edge/origin"
 	"github.com/gatewaycircuit/gatewaycircuit/edge/sqldb"
 	"github.com/gatewaycircuit/gatewaycircuit/edge/stats"
-	"github.com/gatewaycircuit/gatewaycircuit/ledgercore"
+	"github.com/gatewaycircuit/gatewaycircuit/idempotency"
 )
 
-// Policy is the ledger's configuration (the config's "ledger"); the zero
-// Policy is the default.
-type Policy = ledgercore.Policy
-
-// HeaderReplayed is ledgercore.HeaderReplayed as the edge's headers spell
+// headerReplayed is idempotency.HeaderReplayed as the edge's headers spell
 // names: in lower case.
-var HeaderReplayed = strings.ToLower(ledgercore.HeaderReplayed)
+var headerReplayed = strings.ToLower(idempotency.HeaderReplayed)
 
 // Counter names.
 const (
 	CountForwarded = "forwarded" // mutations sent upstream
 	CountReplayed  = "replayed"  // answers replayed from a record
-	CountJoined    = "joined"    // duplicates that waited for the one in flight
+	CountInFlight  = "inFlight"  // 409: a duplicate of the request in flight
 	CountConflicts = "conflicts" // 422: same key, other body
 	CountInDoubt   = "inDoubt"   // 409: pending record of a dead edge
 	CountReleased  = "released"  // keys released by an answer that says "not done"
@@ -63,20 +60,21 @@ const schema = `CREATE TABLE IF NOT EXISTS ledger (
 
 // Ledger is the records of one principal.
 type Ledger struct {
-	policy Policy
+	policy idempotency.Policy
 	db     sqldb.DB
 	client origin.Client
 	now    func() int64
 	Stats  *stats.Set
 
-	// mu makes a request's decision one step: its flight looked up, its
-	// record read and claimed. Never held across a fetch.
+	// mu makes a request's decision one step: its record read and
+	// claimed, and running updated. Never held across a fetch.
 	mu      sync.Mutex
-	flights ledgercore.Flights[origin.Response]
+	running map[idempotency.ID]bool // the records this object is forwarding
 }
 
-// Open returns the Ledger kept in db.
-func Open(p Policy, db sqldb.DB, client origin.Client, now func() int64) (*Ledger, error) {
+// Open returns the Ledger kept in db; p is the config's "ledger" (the zero
+// Policy is the default).
+func Open(p idempotency.Policy, db sqldb.DB, client origin.Client, now func() int64) (*Ledger, error) {
 	p = p.WithDefaults()
 	if err := p.Validate(); err != nil {
 		return nil, err
@@ -88,56 +86,48 @@ func Open(p Policy, db sqldb.DB, client origin.Client, now func() int64) (*Ledge
 	if err != nil {
 		return nil, err
 	}
-	return &Ledger{policy: p, db: db, client: client, now: now, Stats: st}, nil
-}
-
-// Fingerprint is the body's identity (ledgercore.Fingerprint).
-func (l *Ledger) Fingerprint(body []byte) (string, error) {
-	return ledgercore.Fingerprint(body, l.policy.MaxBodyBytes)
+	return &Ledger{policy: p, db: db, client: client, now: now, Stats: st, running: map[idempotency.ID]bool{}}, nil
 }
 
 // Do runs one keyed mutation: req is what goes upstream, operation names
 // the action (method and path), key is the parsed Idempotency-Key.
 func (l *Ledger) Do(ctx context.Context, operation, key string, req origin.Request) origin.Response {
 	defer l.Stats.Flush() // mutations are few: their counts are written at once
-	fp, err := l.Fingerprint(req.Body)
+	fp, err := idempotency.Fingerprint(req.Body, idempotency.Limits{MaxBytes: l.policy.MaxBodyBytes})
 	if err != nil {
-		return problem(ledgercore.FingerprintProblem(err))
+		return problem(idempotency.FingerprintProblem(err))
 	}
-	id := ledgercore.ID{Operation: operation, Key: key}
+	id := idempotency.ID{Operation: operation, Key: key}
 	now := l.now()
 	l.mu.Lock()
-	if f, mismatch := l.flights.Join(id, fp); f != nil {
-		l.mu.Unlock()
-		if mismatch {
-			l.Stats.Add(CountConflicts, 1)
-			return problem(ledgercore.ProblemKeyReused)
-		}
-		l.Stats.Add(CountJoined, 1)
-		select {
-		case <-f.Done():
-			return replayed(f.Answer())
-		case <-ctx.Done():
-			return problem(ledgercore.ProblemInFlight)
-		}
-	}
 	rec, err := l.get(id, now)
 	if err != nil {
 		l.mu.Unlock()
-		return problem(ledgercore.UnavailableProblem(err))
+		return problem(idempotency.UnavailableProblem(err))
 	}
-	// The object is the only writer of its records: a pending one it is
-	// not running was left by an edge that is gone (lease 0).
-	switch l.policy.Decide(rec, fp, now, 0) {
-	case ledgercore.Mismatch:
+	// The object is the only writer of its records: a pending one is in
+	// flight while it forwards it, and was left by an edge that is gone
+	// otherwise (lease 0).
+	action := l.policy.Decide(rec, fp, now, 0)
+	if action == idempotency.InDoubt && l.running[id] {
+		action = idempotency.InFlight
+	}
+	switch action {
+	case idempotency.Mismatch:
 		l.mu.Unlock()
 		l.Stats.Add(CountConflicts, 1)
-		return problem(ledgercore.ProblemKeyReused)
-	case ledgercore.InDoubt:
+		return problem(idempotency.ProblemKeyReused)
+	case idempotency.InFlight:
+		l.mu.Unlock()
+		l.Stats.Add(CountInFlight, 1)
+		ans := problem(idempotency.ProblemInFlight)
+		ans.Header = append(ans.Header, [2]string{"retry-after", "1"})
+		return ans
+	case idempotency.InDoubt:
 		l.mu.Unlock()
 		l.Stats.Add(CountInDoubt, 1)
-		return problem(ledgercore.ProblemInDoubt)
-	case ledgercore.Replay:
+		return problem(idempotency.ProblemInDoubt)
+	case idempotency.Replay:
 		l.mu.Unlock()
 		l.Stats.Add(CountReplayed, 1)
 		return replayed(origin.Response{Status: rec.Status, Header: origin.Decode(rec.Header), Body: rec.Body})
@@ -150,20 +140,25 @@ func (l *Ledger) Do(ctx context.Context, operation, key string, req origin.Reque
 	// holds outgoing messages until its writes are stored.
 	if _, err := l.db.Exec(`INSERT INTO ledger (operation, key, fingerprint, state, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
 		ON CONFLICT (operation, key) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at`,
-		operation, key, fp, ledgercore.StatePending, now, now); err != nil {
+		operation, key, fp, idempotency.StatePending, now, now); err != nil {
 		l.mu.Unlock()
-		return problem(ledgercore.UnavailableProblem(err))
+		return problem(idempotency.UnavailableProblem(err))
 	}
-	f := l.flights.Start(id, fp)
+	l.running[id] = true
 	l.mu.Unlock()
 
 	l.Stats.Add(CountForwarded, 1)
 	ans, err := l.client.Fetch(context.WithoutCancel(ctx), req)
-	state, release := ledgercore.OutcomeOf(ans.Status, err == nil).State()
+	state, release := idempotency.OutcomeOf(ans.Status, err == nil).State()
 	if err != nil {
-		ans = problem(ledgercore.Problem{Status: 502, Code: "upstream_unreachable", Message: err.Error()})
+		ans = problem(idempotency.Problem{Status: 502, Code: "upstream_unreachable", Message: err.Error()})
 	}
 	ans.Header = origin.Keep(ans.Header)
+	// The record and running change in one step: a duplicate never sees
+	// the record pending and not running.
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.running, id)
 	if release {
 		l.Stats.Add(CountReleased, 1)
 		_, _ = l.db.Exec(`DELETE FROM ledger WHERE operation = ? AND key = ?`, operation, key)
@@ -171,7 +166,6 @@ func (l *Ledger) Do(ctx context.Context, operation, key string, req origin.Reque
 		_, _ = l.db.Exec(`UPDATE ledger SET state = ?, status = ?, header = ?, body = ?, updated_at = ? WHERE operation = ? AND key = ?`,
 			state, int64(ans.Status), origin.Encode(ans.Header), ans.Body, l.now(), operation, key)
 	}
-	l.flights.Land(id, f, ans)
 	return ans
 }
 
@@ -179,18 +173,18 @@ func (l *Ledger) Do(ctx context.Context, operation, key string, req origin.Reque
 // bound (a record past either is gone, whether or not a write has pruned it
 // yet): a finished record is beyond the bound when it is among the oldest
 // finished ones that prune would delete to leave MaxEntries records.
-func (l *Ledger) get(id ledgercore.ID, now int64) (*ledgercore.Record, error) {
+func (l *Ledger) get(id idempotency.ID, now int64) (*idempotency.Record, error) {
 	cutoff := l.policy.Cutoff(now)
 	rows, err := l.db.Exec(`SELECT fingerprint, state, status, header, body, created_at, updated_at FROM ledger r
 		WHERE operation = ? AND key = ? AND created_at >= ? AND NOT (state != ? AND (SELECT count(*) FROM ledger o
 			WHERE o.created_at >= ? AND o.state != ? AND (o.updated_at < r.updated_at OR o.updated_at = r.updated_at AND o.rowid <= r.rowid))
 		<= (SELECT count(*) FROM ledger WHERE created_at >= ?) - ?)`,
-		id.Operation, id.Key, cutoff, ledgercore.StatePending, cutoff, ledgercore.StatePending, cutoff, int64(l.policy.MaxEntries))
+		id.Operation, id.Key, cutoff, idempotency.StatePending, cutoff, idempotency.StatePending, cutoff, int64(l.policy.MaxEntries))
 	if err != nil || len(rows) != 1 {
 		return nil, err
 	}
 	r := rows[0]
-	return &ledgercore.Record{ID: id, Fingerprint: sqldb.String(r[0]), State: sqldb.String(r[1]), Status: int(sqldb.Int(r[2])),
+	return &idempotency.Record{ID: id, Fingerprint: sqldb.String(r[0]), State: sqldb.String(r[1]), Status: int(sqldb.Int(r[2])),
 		Header: sqldb.String(r[3]), Body: sqldb.Bytes(r[4]), CreatedAt: sqldb.Int(r[5]), UpdatedAt: sqldb.Int(r[6])}, nil
 }
 
@@ -200,7 +194,7 @@ func (l *Ledger) get(id ledgercore.ID, now int64) (*ledgercore.Record, error) {
 func (l *Ledger) prune(now int64) {
 	_, _ = l.db.Exec(`DELETE FROM ledger WHERE created_at < ?`, l.policy.Cutoff(now))
 	_, _ = l.db.Exec(`DELETE FROM ledger WHERE rowid IN (SELECT rowid FROM ledger WHERE state != ? ORDER BY updated_at, rowid
-		LIMIT max(0, (SELECT count(*) FROM ledger) - ?))`, ledgercore.StatePending, int64(l.policy.MaxBeforeClaim()))
+		LIMIT max(0, (SELECT count(*) FROM ledger) - ?))`, idempotency.StatePending, int64(l.policy.MaxBeforeClaim()))
 }
 
 // Len is the number of records.
@@ -213,12 +207,12 @@ func (l *Ledger) Len() int {
 }
 
 func replayed(r origin.Response) origin.Response {
-	r.Header = append(append(origin.Header(nil), r.Header...), [2]string{HeaderReplayed, "true"})
+	r.Header = append(append(origin.Header(nil), r.Header...), [2]string{headerReplayed, "true"})
 	return r
 }
 
 // problem is an answer of the ledger's own.
-func problem(p ledgercore.Problem) origin.Response {
+func problem(p idempotency.Problem) origin.Response {
 	return origin.Response{
 		Status: p.Status,
 		Header: origin.Header{{"content-type", "application/json"}, {"cache-control", "no-store"}},

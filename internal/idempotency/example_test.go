@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	idem "github.com/gatewaycircuit/gatewaycircuit/idempotency"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/idempotency"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/store"
 )
@@ -20,7 +21,7 @@ func Example() {
 	key := ledger.Derive(now, op, fp, random)
 	first, _ := ledger.Begin(now, op, key, fp)
 	second, _ := ledger.Begin(now+40, op, ledger.Derive(now+40, op, fp, [16]byte{9}), fp)
-	header, _ := idempotency.HeaderValue(key)
+	header, _ := idem.HeaderValue(key)
 	fmt.Println(first, second, header)
 
 	// No answer comes, the user presses F5 and saves again.
@@ -40,24 +41,4 @@ func Example() {
 	// true retry
 	// done
 	// true
-}
-
-func ExampleCanonical() {
-	canon, isJSON, _ := idempotency.Canonical([]byte(`{ "qty": 2.50, "item": "tea", "tags": ["b", "a"], "n": 1e21 }`), idempotency.Limits{})
-	fmt.Println(string(canon), isJSON)
-	canon, isJSON, _ = idempotency.Canonical([]byte(`item=tea&qty=2`), idempotency.Limits{})
-	fmt.Println(string(canon), isJSON)
-	// Output:
-	// {"item":"tea","n":1e+21,"qty":2.5,"tags":["b","a"]} true
-	// item=tea&qty=2 false
-}
-
-func ExampleParseHeader() {
-	key, _ := idempotency.ParseHeader(`"8e03978e-40d5-43e8-bc93-6894a57f9324"`)
-	fmt.Println(key)
-	_, err := idempotency.ParseHeader(`8e03978e-40d5-43e8-bc93-6894a57f9324`)
-	fmt.Println(err)
-	// Output:
-	// 8e03978e-40d5-43e8-bc93-6894a57f9324
-	// idempotency: invalid key: not a quoted Structured Field string
 }

@@ -1,9 +1,26 @@
+// Package idempotency is the tab's own ledger: it makes one user action
+// have at most one effect on the server, across double clicks, retries,
+// timeouts and reloads.
+//
+// Every unsafe request in scope carries an Idempotency-Key header; one
+// action keeps one key across its retries. The Ledger remembers, per
+// (operation, key), the body's fingerprint and whether the attempt is
+// pending, done or failed, and persists that through a store.Store
+// (sessionStorage in the browser) so that a retry after F5 is still the same
+// action. The key's syntax, the canonical body and the fingerprint are the
+// public package idempotency's, the same the server ledgers use.
+//
+// Like package circuit, this package is built into the wasm: it reads no
+// clock (times are Unix milliseconds passed in), draws no random numbers
+// (the caller passes bytes from crypto.getRandomValues: crypto/rand would add
+// ~100 KB brotli), and uses neither fmt, time nor encoding/json.
 package idempotency
 
 import (
 	"errors"
 	"strconv"
 
+	idem "github.com/gatewaycircuit/gatewaycircuit/idempotency"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/store"
 )
 
@@ -15,7 +32,8 @@ var ErrKeyReused = errors.New("idempotency: key reused with a different body")
 type KeyReusedError struct{ Operation, Key string }
 
 func (e *KeyReusedError) Error() string {
-	return "idempotency: key " + sfString(e.Key) + " of " + e.Operation + " was used with a different body"
+	key, _ := idem.HeaderValue(e.Key)
+	return "idempotency: key " + key + " of " + e.Operation + " was used with a different body"
 }
 
 // Unwrap makes errors.Is(err, ErrKeyReused) true.
@@ -146,7 +164,7 @@ func (l *Ledger) Policy() Policy { return l.policy }
 
 // Fingerprint fingerprints body within the policy's limits.
 func (l *Ledger) Fingerprint(body []byte) (string, error) {
-	return Fingerprint(body, l.policy.Limits)
+	return idem.Fingerprint(body, l.policy.Limits)
 }
 
 // Load restores the stored ledger at nowMs, as a page does when it starts.
@@ -231,7 +249,7 @@ func (l *Ledger) Derive(nowMs int64, operation, fingerprint string, random [16]b
 			return e.Key
 		}
 	}
-	return NewKey(random)
+	return idem.NewKey(random)
 }
 
 // Forget drops every recorded action, pending keys included, in this
@@ -430,7 +448,7 @@ func checkEntry(operation, key, fingerprint string) error {
 	if err := checkOperation(operation); err != nil {
 		return err
 	}
-	if err := CheckKey(key); err != nil {
+	if err := idem.CheckKey(key); err != nil {
 		return err
 	}
 	if fingerprint == "" || len(fingerprint) > 128 || !printableASCII(fingerprint) {

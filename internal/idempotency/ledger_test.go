@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	idem "github.com/gatewaycircuit/gatewaycircuit/idempotency"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/idempotency"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/idempotency/ledgertest"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/policyerr"
@@ -240,9 +241,9 @@ func TestLedgerScripts(t *testing.T) {
 			{begin: "k5", body: tea, wantDec: idempotency.Start, wantState: states{"k3": gone, "k4": pending, "k5": pending}},
 		}},
 		{"bad input is refused before anything is recorded", idempotency.Policy{}, []step{
-			{begin: "k\x01", body: tea, wantErr: idempotency.ErrInvalidKey},
+			{begin: "k\x01", body: tea, wantErr: idem.ErrInvalidKey},
 			{op: "POST /x\n", begin: "k1", body: tea, wantErr: idempotency.ErrInvalidEntry},
-			{begin: "é", body: tea, wantErr: idempotency.ErrInvalidKey, wantCount: -1},
+			{begin: "é", body: tea, wantErr: idem.ErrInvalidKey, wantCount: -1},
 		}},
 	}
 	for _, tt := range tests {
@@ -457,8 +458,8 @@ func TestPolicyValidateNamesTheField(t *testing.T) {
 		{idempotency.Policy{MaxEntries: 10_001}, "maxEntries"},
 		{idempotency.Policy{DoneRetentionMs: -1}, "doneRetentionMs"},
 		{idempotency.Policy{KeyRetentionMs: 60_000}, "keyRetentionMs"},
-		{idempotency.Policy{Limits: idempotency.Limits{MaxBytes: -1}}, "maxBodyBytes"},
-		{idempotency.Policy{Limits: idempotency.Limits{MaxDepth: -1}}, "maxDepth"},
+		{idempotency.Policy{Limits: idem.Limits{MaxBytes: -1}}, "maxBodyBytes"},
+		{idempotency.Policy{Limits: idem.Limits{MaxDepth: -1}}, "maxDepth"},
 	} {
 		_, err := idempotency.New(c.p, store.NewMemory())
 		if policyerr.Field(err, idempotency.ErrInvalidPolicy) != c.field {

@@ -72,8 +72,13 @@ const hashLen = 16
 
 // hash64 is the 64-bit FNV-1a hash of s, in 16 hex digits.
 func hash64(s string) string {
+	const digits = "0123456789abcdef"
 	h := fnv.Sum64a(s)
-	return hexString([]byte{byte(h >> 56), byte(h >> 48), byte(h >> 40), byte(h >> 32), byte(h >> 24), byte(h >> 16), byte(h >> 8), byte(h)})
+	out := make([]byte, hashLen)
+	for i := hashLen - 1; i >= 0; i, h = i-1, h>>4 {
+		out[i] = digits[h&15]
+	}
+	return string(out)
 }
 
 func isHash(s string) bool {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strconv"
 
+	idem "github.com/gatewaycircuit/gatewaycircuit/idempotency"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/mode"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/policyerr"
 )
@@ -54,8 +55,8 @@ type Policy struct {
 	// was created. Set it to the gateway's key retention: past that, a retry
 	// with the old key is a new action there anyway. Default 24 h.
 	KeyRetentionMs int64 `json:"keyRetentionMs"`
-	// Limits bound body fingerprinting (see Canonical).
-	Limits
+	// Limits bound body fingerprinting (see idempotency.Canonical).
+	idem.Limits
 }
 
 // WithDefaults returns p with every zero field set to its default.
@@ -71,10 +72,10 @@ func (p Policy) WithDefaults() Policy {
 		p.KeyRetentionMs = DefaultKeyRetentionMs
 	}
 	if p.MaxBytes == 0 {
-		p.MaxBytes = DefaultMaxBodyBytes
+		p.MaxBytes = idem.DefaultMaxBodyBytes
 	}
 	if p.MaxDepth == 0 {
-		p.MaxDepth = DefaultMaxDepth
+		p.MaxDepth = idem.DefaultMaxDepth
 	}
 	return p
 }

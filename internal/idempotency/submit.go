@@ -1,5 +1,7 @@
 package idempotency
 
+import idem "github.com/gatewaycircuit/gatewaycircuit/idempotency"
+
 // Submission is what Submit decided for one mutation.
 type Submission struct {
 	Decision Decision
@@ -12,7 +14,7 @@ type Submission struct {
 
 // Submit registers one mutation before it is sent: it fingerprints body,
 // takes the key the app gave (given: the Idempotency-Key header value, as an
-// sf-string or a bare key; "" for none) or derives the action's key, and
+// sf-string or a bare token, read by idempotency.ParseKey; "" for none) or derives the action's key, and
 // begins it in the ledger. random feeds a new key (crypto.getRandomValues in
 // the browser). operation is built with Operation (its query string is
 // stored hashed either way). Errors: *SizeError, *DepthError, *KeyError,
@@ -23,18 +25,10 @@ func (l *Ledger) Submit(nowMs int64, operation, given string, body []byte, rando
 		return Submission{}, err
 	}
 	var key string
-	switch {
-	case given == "":
+	if given == "" {
 		key = l.Derive(nowMs, operation, fp, random)
-	case given[0] == '"':
-		if key, err = ParseHeader(given); err != nil {
-			return Submission{}, err
-		}
-	default:
-		if err := CheckKey(given); err != nil {
-			return Submission{}, err
-		}
-		key = given
+	} else if key, err = idem.ParseKey(given); err != nil {
+		return Submission{}, err
 	}
 	d, err := l.Begin(nowMs, operation, key, fp)
 	if err != nil {
@@ -43,6 +37,6 @@ func (l *Ledger) Submit(nowMs int64, operation, given string, body []byte, rando
 	if given != "" {
 		return Submission{Decision: d, Key: key, Header: given}, nil
 	}
-	header, err := HeaderValue(key)
+	header, err := idem.HeaderValue(key)
 	return Submission{Decision: d, Key: key, Header: header}, err
 }

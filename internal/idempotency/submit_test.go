@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	idem "github.com/gatewaycircuit/gatewaycircuit/idempotency"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/idempotency"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/store"
 )
@@ -44,7 +45,7 @@ func TestSubmit(t *testing.T) {
 	if err != nil || e.Key != "order-43" || e.Header != `"order-43"` {
 		t.Fatalf("sf-string key = %+v, %v", e, err)
 	}
-	if _, err := l.Submit(now, op, `"unterminated`, nil, [16]byte{6}); !errors.Is(err, idempotency.ErrInvalidKey) {
+	if _, err := l.Submit(now, op, `"unterminated`, nil, [16]byte{6}); !errors.Is(err, idem.ErrInvalidKey) {
 		t.Fatalf("bad header: err = %v", err)
 	}
 }

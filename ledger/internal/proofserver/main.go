@@ -2,8 +2,8 @@
 // proof (proof_test.go): POST /charge behind the ledger, whose effect is a
 // row in charges, in the same database. A body {"hold": true} makes the
 // handler write its row and then never answer (the process is killed
-// there); {"delayMs": n} makes it answer late. It prints "listening ADDR"
-// once it serves.
+// there); {"delayMs": n} makes it answer late, and {"status": s} answer s
+// instead of 201. It prints "listening ADDR" once it serves.
 package main
 
 import (
@@ -26,7 +26,6 @@ import (
 func main() {
 	dsn := flag.String("dsn", "", "PostgreSQL DSN")
 	lease := flag.Duration("lease", 2*time.Second, "ledger lease")
-	wait := flag.Duration("wait", time.Minute, "ledger wait limit")
 	flag.Parse()
 	db, err := sql.Open("pgx", *dsn)
 	if err != nil {
@@ -40,7 +39,7 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	l, err := ledger.New(ledger.Options{Store: store, Lease: *lease, WaitLimit: *wait,
+	l, err := ledger.New(ledger.Options{Store: store, Lease: *lease,
 		Principal: func(r *http.Request) (string, bool) { p := r.Header.Get("X-User"); return p, p != "" }})
 	if err != nil {
 		log.Fatal(err)
@@ -50,6 +49,7 @@ func main() {
 		var in struct {
 			Hold    bool `json:"hold"`
 			DelayMs int  `json:"delayMs"`
+			Status  int  `json:"status"`
 		}
 		body, _ := io.ReadAll(r.Body)
 		_ = json.Unmarshal(body, &in)
@@ -69,8 +69,11 @@ func main() {
 			select {} // killed here; a second run (a defect) answers
 		}
 		time.Sleep(time.Duration(in.DelayMs) * time.Millisecond)
+		if in.Status == 0 {
+			in.Status = http.StatusCreated
+		}
 		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusCreated)
+		w.WriteHeader(in.Status)
 		fmt.Fprintf(w, `{"charge":%d}`, id)
 	})))
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

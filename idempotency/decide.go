@@ -1,4 +1,4 @@
-package ledgercore
+package idempotency
 
 import "strconv"
 
@@ -17,13 +17,15 @@ const (
 	// unknown, so it is not run again: ProblemInDoubt (409) until the
 	// record's retention ends.
 	InDoubt
-	// Wait: a pending record whose holder is alive in another process:
-	// wait for its answer (ProblemInFlight, 409 with Retry-After, past a limit).
-	Wait
+	// InFlight: a pending record whose holder is alive, in this process or
+	// another: the first request is still running. The duplicate is not
+	// run and does not wait: ProblemInFlight (409 with Retry-After), and
+	// its retry gets what the first request's answer made of the record.
+	InFlight
 )
 
 func (a Action) String() string {
-	names := []string{"run", "replay", "mismatch", "inDoubt", "wait"}
+	names := []string{"run", "replay", "mismatch", "inDoubt", "inFlight"}
 	if a >= 1 && int(a) <= len(names) {
 		return names[a-1]
 	}
@@ -34,10 +36,9 @@ func (a Action) String() string {
 // record the store holds for its ID (nil for none). A record created before
 // Cutoff(now) counts as none. leaseMs is how long a pending record's holder
 // counts as alive since its last heartbeat (UpdatedAt); 0 is for a store
-// that one process alone writes (the edge's Durable Object): a pending
-// record that process is not running is in doubt at once.
-//
-// A request this process is running is not decided here: Flights joins it.
+// that one process alone writes (the edge's Durable Object), which knows
+// which records it is running (InFlight) and passes 0 for the others: a
+// pending record that process is not running is in doubt at once.
 func (p Policy) Decide(rec *Record, fp string, now, leaseMs int64) Action {
 	switch {
 	case rec == nil || rec.CreatedAt < p.Cutoff(now):
@@ -49,7 +50,7 @@ func (p Policy) Decide(rec *Record, fp string, now, leaseMs int64) Action {
 	case rec.State == StateFailed:
 		return Run
 	case rec.State == StatePending && leaseMs > 0 && now-rec.UpdatedAt <= leaseMs:
-		return Wait
+		return InFlight
 	}
 	// Pending with its holder gone (or a state this version does not
 	// know): never run twice.

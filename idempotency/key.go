@@ -1,18 +1,3 @@
-// Package idempotency makes one user action have at most one effect on the
-// server, across double clicks, retries, timeouts and reloads.
-//
-// Every unsafe request in scope carries an Idempotency-Key header (IETF
-// httpapi draft "The Idempotency-Key HTTP Header Field": the value is a
-// Structured Field string). One action keeps one key across its retries.
-// The Ledger remembers, per (operation, key), the body's Fingerprint and
-// whether the attempt is pending, done or failed, and persists that through
-// a store.Store (sessionStorage in the browser) so that a retry after F5 is
-// still the same action.
-//
-// Like package circuit, this package is built into the wasm: it reads no
-// clock (times are Unix milliseconds passed in), draws no random numbers
-// (the caller passes bytes from crypto.getRandomValues: crypto/rand would add
-// ~100 KB brotli), and uses neither fmt, time nor encoding/json.
 package idempotency
 
 import (
@@ -93,17 +78,29 @@ func sfString(key string) string {
 	return string(append(out, '"'))
 }
 
-// ParseHeader reads an Idempotency-Key field value and returns the key.
-// Surrounding spaces and tabs are ignored. Anything but a single sf-string
-// is refused, including a bare token (8e03…, unquoted) and parameters
-// (";a=1"): the draft's value is a string, and a server that guessed would
-// split one action into two keys.
-func ParseHeader(value string) (string, error) {
+// ParseKey reads an Idempotency-Key field value in either form clients
+// send, and returns the key: a Structured Field string (RFC 8941 §3.3.3,
+// `"order-7"`: what the browser module and the IETF draft send) or a bare
+// token (`order_7`: what Stripe's clients and most others send). Both name
+// the same key. Surrounding spaces and tabs are ignored. Refused with a
+// *KeyError: an empty key, one longer than MaxKeyLen, a character that is
+// not printable ASCII, parameters or a list (`"k";a=1`, `"k", "j"`), and a
+// bare value holding a space, a comma, a quote or a backslash (it would read
+// differently as a Structured Field).
+func ParseKey(value string) (string, error) {
 	s := trimOWS(value)
-	if len(s) < 2 || s[0] != '"' {
-		return "", &KeyError{"not a quoted Structured Field string"}
+	if s == "" || s[0] != '"' {
+		for i := 0; i < len(s); i++ {
+			if c := s[i]; c == ' ' || c == ',' || c == '"' || c == '\\' {
+				return "", &KeyError{"character " + strconv.Itoa(i) + " of a bare key is a space, a comma, a quote or a backslash"}
+			}
+		}
+		if err := CheckKey(s); err != nil {
+			return "", err
+		}
+		return s, nil
 	}
-	key := make([]byte, 0, len(s)-2)
+	key := make([]byte, 0, len(s)-1)
 	for i := 1; i < len(s); i++ {
 		switch c := s[i]; {
 		case c == '\\':

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/gatewaycircuit/gatewaycircuit/internal/idempotency"
+	"github.com/gatewaycircuit/gatewaycircuit/idempotency"
 )
 
 // TestCanonicalVectors checks the outputs of the JS reference (made with

@@ -1,33 +1,4 @@
-// Package ledgercore is the server side's idempotency ledger rules, in one
-// place for both ledgers that keep them: the net/http middleware over
-// database/sql (module ledger) and the edge gateway's Durable Object over its
-// SQLite (edge/ledger). Each of those is an adapter: it stores records and
-// carries requests and answers; what a request with an Idempotency-Key does
-// is decided here:
-//
-//   - a key is scoped by principal and operation (an ID); it is a Structured
-//     Field string or a bare token (ParseKey);
-//   - the body is compared by its canonical fingerprint, the browser
-//     module's (Fingerprint);
-//   - the record is written pending before the request runs;
-//   - duplicates in the same process join the request in flight and share
-//     its answer (Flights); with another body they get 422;
-//   - given the stored record, Policy.Decide says: Run (no live record, or a
-//     failed one with the same body), Replay (a done record: its answer with
-//     Idempotency-Replayed: true), Mismatch (another body: 422), InDoubt (a
-//     pending record whose holder is gone: 409, never run twice) or Wait (a
-//     pending record whose holder is alive elsewhere);
-//   - the answer's status says what becomes of the record (OutcomeOf): kept
-//     and replayed (Done), released for a retry to run as new (NotDone: 408,
-//     409, 429, 503), or kept as failed so that a retry with the same body
-//     runs again (Unknown: another 5xx, or no answer);
-//   - records are kept Policy.RetentionMs and at most Policy.MaxEntries per
-//     principal (the oldest finished first; a pending one stays until its
-//     retention ends), on read as on write: Policy.Cutoff and
-//     Policy.MaxBeforeClaim are what the stores filter and prune by.
-//
-// It uses the standard library only: no SQL driver, no net/http.
-package ledgercore
+package idempotency
 
 import (
 	"errors"
@@ -66,22 +37,22 @@ type Record struct {
 
 // Defaults, applied in one place: Policy.WithDefaults.
 const (
-	DefaultRetentionMs  = 86_400_000 // a record is kept a day
-	DefaultMaxEntries   = 10_000     // records per principal
-	DefaultMaxBodyBytes = 1 << 20    // larger bodies are refused with 413
+	DefaultRetentionMs = 86_400_000 // a record is kept a day
+	DefaultMaxEntries  = 10_000     // records per principal
 )
 
 // ErrInvalidPolicy is the sentinel for a Policy that fails Validate.
-var ErrInvalidPolicy = errors.New("ledger: invalid policy")
+var ErrInvalidPolicy = errors.New("idempotency: invalid policy")
 
-// Policy is the ledger's bounds; the zero Policy is the default.
+// Policy is a server ledger's bounds; the zero Policy is the default.
 type Policy struct {
 	// RetentionMs is how long a record is kept. Default 24 h.
 	RetentionMs int64 `json:"retentionMs"`
 	// MaxEntries bounds the records of one principal; the oldest finished
 	// ones go first. Default 10 000.
 	MaxEntries int `json:"maxEntries"`
-	// MaxBodyBytes bounds a body that can be fingerprinted. Default 1 MiB.
+	// MaxBodyBytes bounds a body that can be fingerprinted (413 past it).
+	// Default 1 MiB (DefaultMaxBodyBytes, as for Limits).
 	MaxBodyBytes int `json:"maxBodyBytes"`
 }
 

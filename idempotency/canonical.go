@@ -118,13 +118,17 @@ func Canonical(body []byte, l Limits) (canon []byte, isJSON bool, err error) {
 	return out, true, nil
 }
 
-// Fingerprint identifies a body for the ledger: "j:" or "b:" (JSON or bytes,
-// see Canonical) and the FNV-1a 128-bit hash of the canonical form, in hex.
+// Fingerprint is a body's identity, the one every ledger stores and
+// compares (the tab's, the Go server's, the edge's): "j:" or "b:" (JSON or
+// bytes, see Canonical) and the FNV-1a 128-bit hash of the canonical form,
+// in 32 hex digits. A body over l.MaxBytes is refused with a *SizeError
+// (see FingerprintProblem).
 //
-// FNV is not a cryptographic hash. The fingerprint only has to tell a user's
-// own two submissions apart inside their tab, and crypto/sha256 would add
-// ~95 KB (brotli) to the wasm; the gateway uses SHA-256 over the same
-// canonical form.
+// FNV is not a cryptographic hash, and need not be: a fingerprint is only
+// compared with the one recorded under the same (principal, operation,
+// key), so a collision could only make a caller's own second body get the
+// answer to its first. crypto/sha256 would add ~95 KB (brotli) to the
+// browser's wasm.
 func Fingerprint(body []byte, l Limits) (string, error) {
 	canon, isJSON, err := Canonical(body, l)
 	if err != nil {
