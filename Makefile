@@ -11,7 +11,10 @@ ESBUILD := node_modules/.bin/esbuild
 ADDR ?= 127.0.0.1:8080
 CHROMIUM ?= /usr/bin/chromium
 
-GO_SRC := $(shell find idempotency internal wasm -name '*.go' -not -name '*_test.go') go.mod $(wildcard go.sum)
+# The product's public packages: the rules the browser's wasm, the edge and
+# the Go server's ledger share (the edge module imports no internal/).
+PUBLIC_GO := cooldown emptyttl fnv idempotency jsontext line lru mode negcache policyerr retryafter stale text
+GO_SRC := $(shell find $(PUBLIC_GO) internal wasm -name '*.go' -not -name '*_test.go') go.mod $(wildcard go.sum)
 JS_SRC := $(shell find js/src -name '*.ts' -not -name '*.test.ts')
 
 .PHONY: all build build-product deps chromium demo test check test-go test-wasm test-js test-boundary e2e bench clean
@@ -96,8 +99,8 @@ test-go:
 # Under node, with the storage imports the page's glue gives the wasm
 # (tools/wasm-exec.mjs runs js/src/gostorage.ts, bundled here).
 test-wasm: build/wasmtest/gostorage.mjs
-	GOOS=js GOARCH=wasm $(GO) vet ./internal/... ./wasm/...
-	GOOS=js GOARCH=wasm $(GO) test -exec="node --stack-size=8192 $(CURDIR)/tools/wasm-exec.mjs" ./internal/...
+	GOOS=js GOARCH=wasm $(GO) vet $(PUBLIC_GO:%=./%/...) ./internal/... ./wasm/...
+	GOOS=js GOARCH=wasm $(GO) test -exec="node --stack-size=8192 $(CURDIR)/tools/wasm-exec.mjs" $(PUBLIC_GO:%=./%/...) ./internal/...
 
 build/wasmtest/gostorage.mjs: js/src/gostorage.ts js/src/storage.ts js/src/abi.gen.ts node_modules/.stamp
 	@mkdir -p build/wasmtest

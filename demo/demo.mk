@@ -6,7 +6,7 @@
 #   make test-demo    go vet + go test of the demo module (SQLite lives here, not in the product)
 
 DEMO_GO_SRC := $(shell find demo/gateway -name '*.go' -not -name '*_test.go') demo/go.mod demo/go.sum \
-  $(shell find idempotency internal ledger -name '*.go' -not -name '*_test.go') go.mod ledger/go.mod ledger/go.sum
+  $(shell find $(PUBLIC_GO) internal ledger -name '*.go' -not -name '*_test.go') go.mod ledger/go.mod ledger/go.sum
 
 .PHONY: build-demo test-demo
 

@@ -1,6 +1,6 @@
 # Reliability targets (issue 6; docs/reliability.md has the results table).
 #
-#   make fuzz           every Go fuzz target under internal/ for FUZZTIME each (default 10s)
+#   make fuzz           every Go fuzz target of the product's packages for FUZZTIME each (default 10s)
 #   make e2e-faults     the fault-injection tests in Chromium (e2e/faults.test.mjs)
 #   make soak           20,000 requests through the module against a seeded, switching gateway,
 #                       then 2,000 mutations that must keep < 1 KB each (SOAK_MUTATIONS)
@@ -19,7 +19,7 @@ SOAK_TTL_MS ?= 300
 # Each target alone (go test -fuzz takes one target per run); a crasher is
 # written to the package's testdata/fuzz/<Target>/ and fails the run.
 fuzz:
-	@mkdir -p build; failed=""; for pkg in $$($(GO) list ./internal/...); do \
+	@mkdir -p build; failed=""; for pkg in $$($(GO) list $(PUBLIC_GO:%=./%/...) ./internal/...); do \
 	  for t in $$($(GO) test -list 'Fuzz.*' $$pkg | grep '^Fuzz'); do \
 	    case " $(FUZZ_SKIP) " in *" $$t "*) echo "fuzz $$pkg $$t: skipped (FUZZ_SKIP)"; continue;; esac; \
 	    echo "fuzz $$pkg $$t ($(FUZZTIME))"; \

@@ -14,7 +14,7 @@
 
 EDGE_ADDR ?= 127.0.0.1:8787
 EDGE_UPSTREAM ?= http://127.0.0.1:8080
-EDGE_GO_SRC := $(shell find edge internal idempotency -name '*.go' -not -name '*_test.go') go.mod edge/go.mod edge/go.sum
+EDGE_GO_SRC := $(shell find edge $(PUBLIC_GO) -name '*.go' -not -name '*_test.go') go.mod edge/go.mod edge/go.sum
 EDGE_FILES := build/edge/edge.wasm build/edge/wasm_exec.js build/edge/worker.mjs build/edge/passthrough.mjs build/edge/testupstream
 
 .PHONY: edge edge-build test-edge test-edge-types test-edge-go test-edge-workerd test-edge-browser bench-edge
@@ -53,7 +53,7 @@ test-edge-types: node_modules/.stamp
 
 test-edge-go:
 	cd edge && GOOS=js GOARCH=wasm $(GO) vet ./... && $(GO) vet ./... && $(GO) test ./...
-	$(GO) test ./internal/negcache/ ./internal/stale/
+	$(GO) test ./negcache/ ./stale/
 	@# The product's go.mod requires nothing: the edge's SQLite and safejs stay in edge/go.mod.
 	@test "$$($(GO) list -m all)" = "github.com/gatewaycircuit/gatewaycircuit" || { echo "the root module has requirements:"; $(GO) list -m all; exit 1; }
 

@@ -3,7 +3,7 @@ package idempotency
 import (
 	"errors"
 
-	"github.com/gatewaycircuit/gatewaycircuit/internal/policyerr"
+	"github.com/gatewaycircuit/gatewaycircuit/policyerr"
 )
 
 // Record states.

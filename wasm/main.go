@@ -18,8 +18,8 @@ import (
 	"github.com/gatewaycircuit/gatewaycircuit/internal/guard"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/idempotency"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/jsbridge"
-	"github.com/gatewaycircuit/gatewaycircuit/internal/line"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/metrics"
+	"github.com/gatewaycircuit/gatewaycircuit/line"
 )
 
 var (

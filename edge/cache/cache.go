@@ -18,7 +18,7 @@
 // 503 with Retry-After, which the browser module turns into its circuit's
 // TTL. Every decision is state in SQLite (copies, backoffs, the pause,
 // counters), so a restart keeps it; the empty-answer streaks and the calls
-// in flight live in memory. The policy packages decide (internal/cooldown,
+// in flight live in memory. The policy packages decide (cooldown,
 // negcache, stale, emptyttl); this package stores and answers.
 package cache
 
@@ -29,15 +29,15 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gatewaycircuit/gatewaycircuit/cooldown"
 	"github.com/gatewaycircuit/gatewaycircuit/edge/origin"
 	"github.com/gatewaycircuit/gatewaycircuit/edge/sqldb"
 	"github.com/gatewaycircuit/gatewaycircuit/edge/stats"
-	"github.com/gatewaycircuit/gatewaycircuit/internal/cooldown"
-	"github.com/gatewaycircuit/gatewaycircuit/internal/emptyttl"
-	"github.com/gatewaycircuit/gatewaycircuit/internal/mode"
-	"github.com/gatewaycircuit/gatewaycircuit/internal/negcache"
-	"github.com/gatewaycircuit/gatewaycircuit/internal/retryafter"
-	"github.com/gatewaycircuit/gatewaycircuit/internal/stale"
+	"github.com/gatewaycircuit/gatewaycircuit/emptyttl"
+	"github.com/gatewaycircuit/gatewaycircuit/mode"
+	"github.com/gatewaycircuit/gatewaycircuit/negcache"
+	"github.com/gatewaycircuit/gatewaycircuit/retryafter"
+	"github.com/gatewaycircuit/gatewaycircuit/stale"
 )
 
 // Response headers the edge adds.

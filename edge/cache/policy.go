@@ -5,9 +5,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gatewaycircuit/gatewaycircuit/internal/emptyttl"
-	"github.com/gatewaycircuit/gatewaycircuit/internal/mode"
-	"github.com/gatewaycircuit/gatewaycircuit/internal/policyerr"
+	"github.com/gatewaycircuit/gatewaycircuit/emptyttl"
+	"github.com/gatewaycircuit/gatewaycircuit/mode"
+	"github.com/gatewaycircuit/gatewaycircuit/policyerr"
 )
 
 // Defaults, applied in one place: Policy.WithDefaults.

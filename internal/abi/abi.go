@@ -5,7 +5,7 @@
 // of the out array, the frame formats written into the string buffer, and the
 // counters of the shim's metrics() (metrics.go: who counts each, and what).
 // layout.go declares each out layout and fixed frame as a struct, and
-// internal/line each kind of line of the line frames (LineFrames);
+// package line each kind of line of the line frames (LineFrames);
 // layout.gen.go (the Go side), js/src/abi.gen.ts and js/src/metrics.gen.ts
 // (the shim's side) are generated from it (go generate ./internal/abi), and a
 // test fails when a file is stale, so the two sides cannot drift.
@@ -25,7 +25,7 @@ package abi
 
 import (
 	"github.com/gatewaycircuit/gatewaycircuit/internal/guard"
-	"github.com/gatewaycircuit/gatewaycircuit/internal/stale"
+	"github.com/gatewaycircuit/gatewaycircuit/stale"
 )
 
 // MaxFrame bounds a frame, in bytes. A request whose frame would be longer

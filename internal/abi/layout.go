@@ -22,8 +22,8 @@ package abi
 //     such methods, URLs and header values before the shim sees them.
 //
 // The line frames (Attributes, Options, Pauses) are lists of lines: each kind
-// of line is a struct of internal/line, generated the same way (its Go
-// parser and writer in internal/line/line.gen.go, the shim's in abi.gen.ts),
+// of line is a struct of package line, generated the same way (its Go
+// parser and writer in line/line.gen.go, the shim's in abi.gen.ts),
 // and LineFrames in tables.go says which lines each frame holds.
 
 // BeginOut is out after gc_begin; which slots mean something depends on the

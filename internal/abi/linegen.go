@@ -11,7 +11,7 @@ import (
 	"strings"
 )
 
-// Line is one kind of line of a line frame: a struct of internal/line.
+// Line is one kind of line of a line frame: a struct of package line.
 type Line struct {
 	Name   string
 	Doc    string
@@ -27,9 +27,9 @@ type LineField struct {
 	Int           bool
 }
 
-// Lines reads internal/line/line.go, the declaration of every kind of line.
+// Lines reads line/line.go, the declaration of every kind of line.
 func Lines() ([]Line, error) {
-	ds, err := parseStructs("../line/line.go")
+	ds, err := parseStructs("../../line/line.go")
 	if err != nil {
 		return nil, err
 	}
@@ -62,7 +62,7 @@ func Lines() ([]Line, error) {
 	return ls, nil
 }
 
-// GoLines renders internal/line/line.gen.go: a parser and a writer per kind
+// GoLines renders line/line.gen.go: a parser and a writer per kind
 // of line.
 func GoLines(ls []Line) string {
 	var b strings.Builder
@@ -72,7 +72,7 @@ func GoLines(ls []Line) string {
 		}
 		b.WriteByte('\n')
 	}
-	w("// Code generated from line.go (go generate ./internal/line). DO NOT EDIT.")
+	w("// Code generated from line.go (go generate ./line). DO NOT EDIT.")
 	w()
 	w("package line")
 	w()
@@ -80,7 +80,7 @@ func GoLines(ls []Line) string {
 	w("\t\"strconv\"")
 	w("\t\"strings\"")
 	w()
-	w("\t\"github.com/gatewaycircuit/gatewaycircuit/internal/text\"")
+	w("\t\"github.com/gatewaycircuit/gatewaycircuit/text\"")
 	w(")")
 	for _, l := range ls {
 		w()
@@ -198,7 +198,7 @@ func tsLines(w func(...string), ls []Line) error {
 		for _, n := range fr.Lines {
 			l, ok := byName[n]
 			if !ok {
-				return fmt.Errorf("abi.LineFrames: %s holds %s lines, which internal/line does not declare", fr.Name, n)
+				return fmt.Errorf("abi.LineFrames: %s holds %s lines, which package line does not declare", fr.Name, n)
 			}
 			kinds = append(kinds, l)
 		}

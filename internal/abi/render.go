@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/gatewaycircuit/gatewaycircuit/internal/guard"
-	"github.com/gatewaycircuit/gatewaycircuit/internal/line"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/store"
+	"github.com/gatewaycircuit/gatewaycircuit/line"
 )
 
 // TypeScript renders js/src/abi.gen.ts.

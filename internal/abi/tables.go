@@ -6,7 +6,7 @@ package abi
 // they stay out of the wasm (only the constants in abi.go are linked in).
 
 import (
-	"github.com/gatewaycircuit/gatewaycircuit/internal/emptyttl"
+	"github.com/gatewaycircuit/gatewaycircuit/emptyttl"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/guard"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/idempotency"
 )
@@ -47,7 +47,7 @@ type Enum struct {
 }
 
 // LineFrame is a frame that is a list of lines (the fixed frames are structs
-// in layout.go): the kinds of line it holds (structs of internal/line), tried
+// in layout.go): the kinds of line it holds (structs of package line), tried
 // in this order on each line.
 type LineFrame struct {
 	Name  string

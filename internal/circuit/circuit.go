@@ -92,8 +92,8 @@ import (
 	"errors"
 	"strconv"
 
-	"github.com/gatewaycircuit/gatewaycircuit/internal/lru"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/store"
+	"github.com/gatewaycircuit/gatewaycircuit/lru"
 )
 
 // ErrInvalidArm is the sentinel for an Arm call with a status or TTL it

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/gatewaycircuit/gatewaycircuit/internal/circuit"
-	"github.com/gatewaycircuit/gatewaycircuit/internal/policyerr"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/store"
+	"github.com/gatewaycircuit/gatewaycircuit/policyerr"
 )
 
 const (

@@ -16,9 +16,9 @@ package coalesce
 import (
 	"errors"
 
-	"github.com/gatewaycircuit/gatewaycircuit/internal/mode"
-	"github.com/gatewaycircuit/gatewaycircuit/internal/policyerr"
-	"github.com/gatewaycircuit/gatewaycircuit/internal/text"
+	"github.com/gatewaycircuit/gatewaycircuit/mode"
+	"github.com/gatewaycircuit/gatewaycircuit/policyerr"
+	"github.com/gatewaycircuit/gatewaycircuit/text"
 )
 
 // DefaultIgnore are request headers that never count toward a key: tracing

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/gatewaycircuit/gatewaycircuit/internal/coalesce"
-	"github.com/gatewaycircuit/gatewaycircuit/internal/mode"
-	"github.com/gatewaycircuit/gatewaycircuit/internal/policyerr"
+	"github.com/gatewaycircuit/gatewaycircuit/mode"
+	"github.com/gatewaycircuit/gatewaycircuit/policyerr"
 )
 
 // step is one event on a table; "#n" names the n-th call id seen.

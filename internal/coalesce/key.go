@@ -5,8 +5,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gatewaycircuit/gatewaycircuit/internal/fnv"
-	"github.com/gatewaycircuit/gatewaycircuit/internal/text"
+	"github.com/gatewaycircuit/gatewaycircuit/fnv"
+	"github.com/gatewaycircuit/gatewaycircuit/text"
 )
 
 // Header is one request header as fetch's Headers iterates it: the name in

@@ -7,10 +7,10 @@ import (
 	"strings"
 
 	"github.com/gatewaycircuit/gatewaycircuit/internal/circuit"
-	"github.com/gatewaycircuit/gatewaycircuit/internal/line"
-	"github.com/gatewaycircuit/gatewaycircuit/internal/mode"
-	"github.com/gatewaycircuit/gatewaycircuit/internal/stale"
-	"github.com/gatewaycircuit/gatewaycircuit/internal/text"
+	"github.com/gatewaycircuit/gatewaycircuit/line"
+	"github.com/gatewaycircuit/gatewaycircuit/mode"
+	"github.com/gatewaycircuit/gatewaycircuit/stale"
+	"github.com/gatewaycircuit/gatewaycircuit/text"
 )
 
 // The configuration pipeline: the script tag's data-* attributes reach Go

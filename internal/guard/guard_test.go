@@ -4,15 +4,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gatewaycircuit/gatewaycircuit/cooldown"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/circuit"
-	"github.com/gatewaycircuit/gatewaycircuit/internal/cooldown"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/guard"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/idempotency"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/metrics"
-	"github.com/gatewaycircuit/gatewaycircuit/internal/mode"
-	"github.com/gatewaycircuit/gatewaycircuit/internal/negcache"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/probe"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/store"
+	"github.com/gatewaycircuit/gatewaycircuit/mode"
+	"github.com/gatewaycircuit/gatewaycircuit/negcache"
 )
 
 const (

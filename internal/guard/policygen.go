@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gatewaycircuit/gatewaycircuit/cooldown"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/circuit"
-	"github.com/gatewaycircuit/gatewaycircuit/internal/cooldown"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/idempotency"
 )
 

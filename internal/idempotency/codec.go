@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gatewaycircuit/gatewaycircuit/internal/text"
+	"github.com/gatewaycircuit/gatewaycircuit/text"
 )
 
 // The stored ledger is one line per entry, oldest first:

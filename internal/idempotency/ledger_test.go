@@ -9,8 +9,8 @@ import (
 	idem "github.com/gatewaycircuit/gatewaycircuit/idempotency"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/idempotency"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/idempotency/ledgertest"
-	"github.com/gatewaycircuit/gatewaycircuit/internal/policyerr"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/store"
+	"github.com/gatewaycircuit/gatewaycircuit/policyerr"
 )
 
 const (

@@ -3,7 +3,7 @@ package idempotency
 import (
 	"strings"
 
-	"github.com/gatewaycircuit/gatewaycircuit/internal/fnv"
+	"github.com/gatewaycircuit/gatewaycircuit/fnv"
 )
 
 // An operation names what an action does, e.g.

@@ -5,8 +5,8 @@ import (
 	"strconv"
 
 	idem "github.com/gatewaycircuit/gatewaycircuit/idempotency"
-	"github.com/gatewaycircuit/gatewaycircuit/internal/mode"
-	"github.com/gatewaycircuit/gatewaycircuit/internal/policyerr"
+	"github.com/gatewaycircuit/gatewaycircuit/mode"
+	"github.com/gatewaycircuit/gatewaycircuit/policyerr"
 )
 
 // Defaults, applied in one place: Policy.WithDefaults.

@@ -4,10 +4,10 @@ import (
 	"testing"
 
 	"github.com/gatewaycircuit/gatewaycircuit/internal/circuit"
-	"github.com/gatewaycircuit/gatewaycircuit/internal/mode"
-	"github.com/gatewaycircuit/gatewaycircuit/internal/policyerr"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/probe"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/store"
+	"github.com/gatewaycircuit/gatewaycircuit/mode"
+	"github.com/gatewaycircuit/gatewaycircuit/policyerr"
 )
 
 const (
