@@ -36,12 +36,16 @@ after(async () => {
   up?.stop();
 });
 
-test("30 concurrent POSTs with one key make one upstream effect; all get its answer", async () => {
+test("30 concurrent POSTs with one key make one upstream effect; the duplicates in flight are 409", async () => {
   await up.mode({ path: "/api/orders", delayMs: 300 });
   const answers = await Promise.all(Array.from({ length: 30 }, () => post("/api/orders", { item: "book", qty: 1 }, { key: "k-30" })));
   assert.equal(await effects("k-30"), 1);
-  assert.ok(answers.every((a) => a.status === 201 && a.body === answers[0].body), JSON.stringify(answers.slice(0, 3)));
-  assert.equal(answers.filter((a) => !a.replayed).length, 1);
+  const fresh = answers.filter((a) => a.status === 201 && !a.replayed);
+  assert.equal(fresh.length, 1, JSON.stringify(answers.slice(0, 3)));
+  const inFlight = (a) => a.status === 409 && JSON.parse(a.body).error === "idempotency_in_flight";
+  assert.ok(answers.every((a) => inFlight(a) || (a.status === 201 && a.body === fresh[0].body)), JSON.stringify(answers.slice(0, 3)));
+  const retry = await post("/api/orders", { item: "book", qty: 1 }, { key: "k-30" });
+  assert.deepEqual([retry.status, retry.replayed, retry.body], [201, true, fresh[0].body]);
   await up.mode({ path: "/api/orders", delayMs: 0 });
 });
 
