@@ -74,27 +74,28 @@ func (c *Config) Route(method, path, authorization, idempotencyKey string) Route
 	return Route{Kind: Ledger, Service: svc.Name, Principal: principal, Key: key, Upstream: svc.Upstream}
 }
 
-// ambiguous reports a path whose meaning an upstream may read differently
-// from the edge: a segment that is "." or ".." once percent-decoded or cut
-// at ";" (servlet containers drop ";params": "/api/..;/admin"), or one
-// holding an encoded "/" or "\" ("/api/..%2fadmin"). The edge routes by the
-// path as written, so it refuses these rather than forward them with its
-// own credentials.
+// ambiguous reports a path an upstream may read as another path than the
+// one the edge routed: a segment that is "." or ".." once percent-decoded
+// or cut at ";" (servlet containers drop ";params": "/api/..;/admin"), or
+// one that holds such a part once its encoded "/" or "\\" are read as
+// separators, as some proxies and frameworks decode them before routing
+// ("/api/..%2fadmin", "/api/a%2f..%2f.."), or an invalid escape. An encoded
+// "/" alone is no ambiguity: "@scope%2fname" and "group%2Fproject" name one
+// thing in one segment, and are forwarded (and cached) as sent.
 func ambiguous(path string) bool {
 	for seg := range strings.SplitSeq(path, "/") {
-		if !strings.ContainsAny(seg, ".%;\\") {
+		if !strings.ContainsAny(seg, ".%;") {
 			continue
 		}
-		if strings.Contains(seg, "\\") {
-			return true
-		}
 		decoded, ok := unescape(seg)
-		if !ok || strings.ContainsAny(decoded, "/\\") {
+		if !ok {
 			return true
 		}
-		decoded, _, _ = strings.Cut(decoded, ";")
-		if decoded == "." || decoded == ".." {
-			return true
+		for part := range strings.FieldsFuncSeq(decoded, func(r rune) bool { return r == '/' || r == '\\' }) {
+			part, _, _ = strings.Cut(part, ";")
+			if part == "." || part == ".." {
+				return true
+			}
 		}
 	}
 	return false
