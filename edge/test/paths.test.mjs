@@ -4,31 +4,19 @@
 // upstream could read as another path is refused before the upstream.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { startEdge, startUpstream } from "./workerd.mjs";
+import { edgeWith } from "./workerd.mjs";
 
-let up, edge;
-
-before(async () => {
-  up = await startUpstream();
-  edge = await startEdge({
-    upstream: up.url,
-    upstreamHeaders: { "x-api-key": "secret-edge-key" },
-    services: [{ name: "api", prefix: "/api/" }],
-    tokens: { "tok-alice": "alice" },
-  });
-});
-
-after(async () => {
-  await edge?.close();
-  up?.stop();
-});
+const t = edgeWith(
+  { upstreamHeaders: { "x-api-key": "secret-edge-key" }, services: [{ name: "api", prefix: "/api/" }], tokens: { "tok-alice": "alice" } },
+  { before, after },
+);
 
 async function get(path) {
-  const r = await fetch(edge.url + path);
+  const r = await fetch(t.edge.url + path);
   return { status: r.status, cache: r.headers.get("x-edge-cache"), body: await r.text() };
 }
 
-const uris = async () => (await up.seen()).map((s) => `${s.method} ${s.uri}`);
+const uris = async () => (await t.up.seen()).map((s) => `${s.method} ${s.uri}`);
 
 test("a%2Fb, @scope%2fname, group%2Fproject reach the upstream as sent, each cached under its exact URL", async () => {
   for (const path of ["/api/a%2Fb", "/api/a%2fb", "/api/a/b", "/api/@scope%2fname", "/api/projects/group%2Fproject/issues?page=2"]) {
@@ -45,12 +33,12 @@ test("a%2Fb, @scope%2fname, group%2Fproject reach the upstream as sent, each cac
     "GET /api/@scope%2fname",
     "GET /api/projects/group%2Fproject/issues?page=2",
   ]);
-  const keys = await (await edge.admin("/__edge/keys?service=api")).json();
+  const keys = await (await t.edge.admin("/__edge/keys?service=api")).json();
   assert.deepEqual(keys.sort(), ["/api/@scope%2fname", "/api/a%2Fb", "/api/a%2fb", "/api/a/b", "/api/projects/group%2Fproject/issues?page=2"]);
 });
 
 test("a keyed POST to group%2Fproject is forwarded as sent", async () => {
-  const r = await fetch(edge.url + "/api/projects/group%2Fproject/issues", {
+  const r = await fetch(t.edge.url + "/api/projects/group%2Fproject/issues", {
     method: "POST",
     headers: { authorization: "Bearer tok-alice", "idempotency-key": '"k-slash"', "content-type": "application/json" },
     body: "{}",
@@ -64,7 +52,7 @@ test("segments that read as another path once their encoded separators are, and 
   for (const path of ["/api/..%2fadmin", "/api/a%2f..%2f..%2fadmin", "/api/a%5c..%5cadmin", "/api/x%2f.%2fy", "/api/..;/admin", "/api/a%zz"]) {
     const g = await get(path);
     assert.deepEqual([g.status, JSON.parse(g.body).error], [400, "ambiguous_path"], path);
-    const p = await fetch(edge.url + path, { method: "POST", headers: { authorization: "Bearer tok-alice", "idempotency-key": '"k-amb"' }, body: "{}" });
+    const p = await fetch(t.edge.url + path, { method: "POST", headers: { authorization: "Bearer tok-alice", "idempotency-key": '"k-amb"' }, body: "{}" });
     assert.equal(p.status, 400, path);
   }
   assert.equal((await uris()).length, before);
