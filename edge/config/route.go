@@ -23,7 +23,10 @@ type Route struct {
 	Service   string `json:"service,omitempty"`
 	Principal string `json:"principal,omitempty"`
 	Key       string `json:"key,omitempty"`      // the idempotency key, parsed
-	Upstream  string `json:"upstream,omitempty"` // the service's base URL (Pass, Ledger)
+	Upstream  string `json:"upstream,omitempty"` // the service's base URL (Cache, Pass, Ledger)
+	// MaxBodyBytes bounds the request body a Ledger route reads (the
+	// ledger's maxBodyBytes): a larger one is refused with 413 unread.
+	MaxBodyBytes int64 `json:"maxBodyBytes,omitempty"`
 	Status    int    `json:"status,omitempty"`
 	Code      string `json:"code,omitempty"`
 }
@@ -55,7 +58,7 @@ func (c *Config) Route(method, path, authorization, idempotencyKey string) Route
 	}
 	switch method {
 	case "GET", "HEAD":
-		return Route{Kind: Cache, Service: svc.Name}
+		return Route{Kind: Cache, Service: svc.Name, Upstream: svc.Upstream}
 	case "POST", "PUT", "PATCH", "DELETE":
 	default:
 		return Route{Kind: Refuse, Status: 405, Code: "method_not_allowed"}
@@ -71,7 +74,7 @@ func (c *Config) Route(method, path, authorization, idempotencyKey string) Route
 	if !ok {
 		return Route{Kind: Refuse, Status: 400, Code: "invalid_idempotency_key"}
 	}
-	return Route{Kind: Ledger, Service: svc.Name, Principal: principal, Key: key, Upstream: svc.Upstream}
+	return Route{Kind: Ledger, Service: svc.Name, Principal: principal, Key: key, Upstream: svc.Upstream, MaxBodyBytes: int64(c.Ledger.MaxBodyBytes)}
 }
 
 // ambiguous reports a path an upstream may read as another path than the
