@@ -14,7 +14,8 @@
 //
 // The page's API for the test: settled() resolves once every card has
 // settled (with the module, once Go ran or could not, at most 10 s); counts() says how many are in success, error and pending;
-// overlayShown() whether the outage screen shows; tryAgain() is its button;
+// overlayShown() whether the outage screen shows, overlayEver() whether it
+// ever did on this load; tryAgain() is its button;
 // refetchOne() fetches card 0 again; mutate() posts once.
 //
 // Sections: `cards` ("/api/a/:5,/api/b/:5") puts the cards under those
@@ -96,7 +97,9 @@ ${tag}
   };
   for (const { prefix, n } of ${JSON.stringify(sections)}) mount(prefix, n);
   const screen = document.getElementById("overlay");
-  setInterval(() => (screen.hidden = !outage()), 50);
+  let everShown = false;
+  setInterval(() => (screen.hidden = !outage()) || (everShown = true), 50);
+  window.overlayEver = () => everShown;
   const results = (prefix) => observers.filter((o) => prefix === undefined || o.prefix === prefix).map((o) => o.getCurrentResult());
   window.countsOf = (prefix) => {
     const r = results(prefix);

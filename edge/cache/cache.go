@@ -2,9 +2,11 @@
 // the service's Durable Object (its SQLite database). For each GET, in this
 // order:
 //
-//  1. service cooldown: after a 429, or a 401/403 that the service's
-//     credential check confirms (Policy.CredentialCheck), the whole service
-//     is paused; a copy stands in, or 503 with Retry-After = time left;
+//  1. cooldown: after a 401/403 that the service's credential check
+//     confirms (Policy.CredentialCheck), the whole service is paused; after
+//     a 429, the path that was answered 429 (its query aside) is: no one
+//     client's request pauses the others' paths. A copy stands in, or 503
+//     with Retry-After = time left;
 //  2. fresh copy: younger than its TTL (FreshTTLMs, stretched for answers
 //     that keep being empty) → a hit;
 //  3. per-key backoff: after a transient failure (network, 5xx) the key is
@@ -80,13 +82,15 @@ type Service struct {
 	now      func() int64
 	Stats    *stats.Set
 
-	mu      sync.Mutex // guards the fields below; never held across a fetch
-	pause   *cooldown.Cooldown
+	mu      sync.Mutex         // guards the fields below; never held across a fetch
+	pause   *cooldown.Cooldown // the service, on refused credentials
+	limited *cooldown.Cooldown // each path answered 429, by itself
 	backoff *negcache.Cache
 	copies  *stale.Index
 	empty   *emptyttl.Tracker
 	flights map[string]*flight // key+"\n"+Accept → the fetch in flight
 	pauseV  uint64             // pause.Version() last written
+	limitV  uint64             // limited.Version() last written
 	evicted uint64             // copies.Evicted() last counted
 	check   *flight            // the credential check in flight
 	checkOK int64              // until when a passed credential check is trusted (Unix ms)
@@ -123,6 +127,7 @@ func Open(p Policy, o Options) (*Service, error) {
 	s := &Service{name: o.Name, upstream: strings.TrimSuffix(o.Upstream, "/"), header: o.Header,
 		policy: p, db: o.DB, client: o.Client, now: o.Now, Stats: st, flights: map[string]*flight{}}
 	s.pause, _ = cooldown.New(cooldown.Policy{PauseMs: p.PauseMs, MaxPauseMs: p.MaxPauseMs, NoRetry: true})
+	s.limited, _ = cooldown.New(cooldown.Policy{PauseMs: p.PauseMs, MaxPauseMs: p.MaxPauseMs, NoRetry: true, MaxServices: p.MaxKeys})
 	s.backoff, _ = negcache.New(negcache.Policy{Mode: mode.Always, BackoffMs: p.BackoffMs, FirstUncachedMs: p.FirstFailureMs, MaxKeys: p.MaxKeys})
 	s.copies, _ = stale.New(stale.Policy{Mode: mode.On, MaxEntries: p.MaxKeys, MaxBytes: p.MaxBytes, MaxStaleMs: p.MaxStaleMs})
 	s.empty, _ = emptyttl.New(emptyttl.Policy{Mode: mode.On, Steps: p.EmptySteps, MaxKeys: p.MaxKeys})
@@ -154,13 +159,17 @@ func (s *Service) restore() error {
 		backoffs = append(backoffs, negcache.Saved{Key: sqldb.String(r[0]), UntilMs: sqldb.Int(r[1]), Steps: int(sqldb.Int(r[2]))})
 	}
 	s.backoff.Restore(now, backoffs)
-	if rows, err = s.db.Exec(`SELECT value FROM cache_state WHERE name = 'cooldown'`); err != nil {
+	if rows, err = s.db.Exec(`SELECT name, value FROM cache_state WHERE name IN ('cooldown', 'limited')`); err != nil {
 		return err
 	}
-	if len(rows) == 1 {
-		s.pause.Restore(sqldb.String(rows[0][0]), now)
+	for _, r := range rows {
+		if sqldb.String(r[0]) == "cooldown" {
+			s.pause.Restore(sqldb.String(r[1]), now)
+		} else {
+			s.limited.Restore(sqldb.String(r[1]), now)
+		}
 	}
-	s.pauseV = s.pause.Version()
+	s.pauseV, s.limitV = s.pause.Version(), s.limited.Version()
 	return nil
 }
 
@@ -179,6 +188,9 @@ func (s *Service) Lookup(key, accept string) (origin.Response, bool) {
 // decide is steps 1–3 of the package comment. Called with mu held.
 func (s *Service) decide(now int64, key, accept string) (origin.Response, bool) {
 	if until, paused := s.pause.Decide(now, s.name); paused {
+		return s.standIn(now, key, accept, until, "cooldown"), true
+	}
+	if until, paused := s.limited.Decide(now, pathOf(key)); paused {
 		return s.standIn(now, key, accept, until, "cooldown"), true
 	}
 	if res, ok := s.fresh(now, key, accept); ok {
@@ -382,8 +394,7 @@ func (s *Service) standIn(now int64, key, accept string, untilMs int64, reason s
 func (s *Service) settle(now int64, key, accept string, ans origin.Response, err error, refused bool) origin.Response {
 	switch {
 	case err != nil || negcache.Failure(ans.Status):
-		s.pause.Succeeded(now, s.name)
-		s.savePause()
+		s.succeeded(now, key)
 		_, hasCopy := s.copies.Saved(key)
 		if !hasCopy {
 			_, hasCopy = s.copies.Saved(variantKey(key, accept))
@@ -397,13 +408,17 @@ func (s *Service) settle(now int64, key, accept string, ans origin.Response, err
 		if !ok {
 			ra = cooldown.NoRetryAfter
 		}
-		o := s.pause.Limited(now, s.name, ra, true)
+		var o cooldown.Outcome
+		if refused {
+			o = s.pause.Limited(now, s.name, ra, true)
+		} else {
+			o = s.limited.Limited(now, pathOf(key), ra, true)
+		}
 		s.savePause()
 		s.Stats.Add(CountCooldowns, 1)
 		return s.standIn(now, key, accept, o.UntilMs, "cooldown")
 	}
-	s.pause.Succeeded(now, s.name)
-	s.savePause()
+	s.succeeded(now, key)
 	if _, had := s.backoff.Saved(key); had {
 		s.backoff.Succeeded(key)
 		_, _ = s.db.Exec(`DELETE FROM cache_backoff WHERE key = ?`, key)
@@ -463,10 +478,30 @@ func (s *Service) saveBackoff(key string) {
 	_, _ = s.db.Exec(`DELETE FROM cache_backoff WHERE until_ms < ?`, s.now()-maxOf(s.policy.BackoffMs))
 }
 
+// succeeded ends the strikes of the service and of key's path: any answer
+// but a 429 (or refused credentials) is not a limit. Called with mu held.
+func (s *Service) succeeded(now int64, key string) {
+	s.pause.Succeeded(now, s.name)
+	s.limited.Succeeded(now, pathOf(key))
+	s.savePause()
+}
+
+// pathOf is the scope a 429 pauses: the key's path, without its query
+// (a client that varies the query to miss the cache still asks one path).
+func pathOf(key string) string {
+	path, _, _ := strings.Cut(key, "?")
+	return path
+}
+
+// savePause writes the pauses that changed. Called with mu held.
 func (s *Service) savePause() {
 	if v := s.pause.Version(); v != s.pauseV {
 		s.pauseV = v
 		_, _ = s.db.Exec(`INSERT OR REPLACE INTO cache_state (name, value) VALUES ('cooldown', ?)`, s.pause.Encode())
+	}
+	if v := s.limited.Version(); v != s.limitV {
+		s.limitV = v
+		_, _ = s.db.Exec(`INSERT OR REPLACE INTO cache_state (name, value) VALUES ('limited', ?)`, s.limited.Encode())
 	}
 }
 

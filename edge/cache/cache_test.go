@@ -153,14 +153,26 @@ func TestScripts(t *testing.T) {
 			{advance: 4_999, path: "/b", cache: "unavailable", retryAfter: "1", calls: 1},
 			{advance: 1, path: "/b", cache: "unavailable", retryAfter: "30", calls: 2},
 		},
-		"429 pauses every key, doubles when repeated, survives a restart": {
+		"429 pauses its path alone (any query), doubles when repeated, survives a restart": {
 			{path: "/ok", cache: "miss", calls: 1},
 			{do: func(f *fixture) { f.up.set("/rl", 429, "", "10") }, path: "/rl", cache: "unavailable", retryAfter: "10", calls: 1},
-			{path: "/other", cache: "unavailable", retryAfter: "10", calls: 0},
+			{path: "/rl?bust=1", cache: "unavailable", retryAfter: "10", calls: 0},
+			{path: "/other", cache: "miss", calls: 1}, // another path of the service is asked
 			{path: "/ok", cache: "hit", calls: 1},
-			{advance: 5_000, do: restart, path: "/other", cache: "unavailable", retryAfter: "5", calls: 0},
+			{advance: 5_000, do: restart, path: "/rl?bust=2", cache: "unavailable", retryAfter: "5", calls: 0},
 			{advance: 5_000, path: "/rl", cache: "unavailable", retryAfter: "20", calls: 2},
-			{advance: 20_000, do: heal("/rl"), path: "/other", cache: "miss", calls: 1},
+			{advance: 20_000, do: heal("/rl"), path: "/rl", cache: "miss", calls: 3},
+		},
+		"a 429 without Retry-After: 5, 10, 20 s; a success starts over": {
+			{do: func(f *fixture) { f.up.set("/rl", 429, "", "") }, path: "/rl", cache: "unavailable", retryAfter: "5", calls: 1},
+			{advance: 4_999, path: "/rl", cache: "unavailable", retryAfter: "1", calls: 1},
+			{advance: 1, path: "/rl", cache: "unavailable", retryAfter: "10", calls: 2},
+			{advance: 10_000, path: "/rl", cache: "unavailable", retryAfter: "20", calls: 3},
+			{advance: 20_000, do: heal("/rl"), path: "/rl", cache: "miss", calls: 4},
+			{advance: 30_000, do: func(f *fixture) { f.up.set("/rl", 429, "", "") }, path: "/rl", cache: "stale", calls: 5},
+			{advance: 4_999, path: "/rl", cache: "stale", calls: 5}, // the copy stands in for 5 s: the success ended the strikes
+			{advance: 1, path: "/rl", cache: "stale", calls: 6},
+			{advance: 9_999, path: "/rl", cache: "stale", calls: 6},
 		},
 		"without a credential check a 401 or 403 is its path's answer: it pauses nothing": {
 			{do: func(f *fixture) { f.up.set("/auth", 401, "", ""); f.up.set("/private", 403, "", "") }, path: "/auth", cache: "pass", calls: 1},
@@ -213,11 +225,11 @@ func TestCredentialCheck(t *testing.T) {
 		{do: checks(1), path: "/private", cache: "pass", calls: 2},
 		{do: checks(1), path: "/other", cache: "miss", calls: 1}, // a passed check is trusted for the fresh TTL
 		// The edge's key is revoked: the next 403 past the trusted window is confirmed.
-		{advance: 30_000, do: refuse, path: "/private", cache: "unavailable", retryAfter: "300", calls: 3},
-		{do: checks(2), path: "/fresh-key", cache: "unavailable", retryAfter: "300", calls: 0},
+		{advance: 30_000, do: refuse, path: "/private", cache: "unavailable", retryAfter: "5", calls: 3},
+		{do: checks(2), path: "/fresh-key", cache: "unavailable", retryAfter: "5", calls: 0},
 		{path: "/other", cache: "stale", age: "30", calls: 1}, // a copy stands in during the pause
 		// The check path itself refused is the evidence: the pause doubles.
-		{advance: 300_000, path: "/whoami", cache: "unavailable", retryAfter: "600", calls: 3},
+		{advance: 5_000, path: "/whoami", cache: "unavailable", retryAfter: "10", calls: 3},
 	})
 }
 

@@ -15,7 +15,7 @@ const (
 	DefaultFreshTTLMs     = 30_000    // a copy is served as fresh this long
 	DefaultMaxStaleMs     = 120_000   // a copy older than this is never served: "unavailable" instead
 	DefaultFirstFailureMs = 5_000     // backoff after a first failure with no copy to show
-	DefaultPauseMs        = 300_000   // service pause for a 429 (or refused credentials) without Retry-After
+	DefaultPauseMs        = 5_000     // first pause for a 429 (or refused credentials) without Retry-After; repeats double it
 	DefaultMaxPauseMs     = 1_800_000 // no pause is longer, however often it doubles
 	DefaultMaxKeys        = 2_000     // copies kept per service, least recently used evicted first
 	DefaultMaxBytes       = 32 << 20  // bytes of bodies kept per service
@@ -45,9 +45,12 @@ type Policy struct {
 	BackoffMs []int64 `json:"backoffMs"`
 	// FirstFailureMs: the window of a first failure with no copy. Default 5 000.
 	FirstFailureMs int64 `json:"firstFailureMs"`
-	// PauseMs: the service pause for a 429 (or a refusal of the edge's
-	// credentials, see CredentialCheck) without Retry-After; repeats double
-	// it. Default 300 000.
+	// PauseMs: the pause for a 429 (of the path answered 429) or a refusal
+	// of the edge's credentials (of the whole service, see CredentialCheck)
+	// without Retry-After; repeats double it, up to MaxPauseMs. Default
+	// 5 000, the browser module's: a limiter that drains in a second is not
+	// met by minutes of refusals, and one that counts per minute by the
+	// doubling (5, 10, 20, 40, 80 s).
 	PauseMs int64 `json:"pauseMs"`
 	// MaxPauseMs caps every pause, Retry-After included. Default 1 800 000.
 	MaxPauseMs int64 `json:"maxPauseMs"`

@@ -210,11 +210,32 @@ func (c *Config) Authenticate(authorization string) string {
 // token's length.
 func (c *Config) IsAdmin(authorization string) bool {
 	scheme, token, ok := strings.Cut(strings.TrimSpace(authorization), " ")
-	if c.AdminToken == "" || !ok || scheme != "Bearer" {
+	if c.AdminToken == "" || !ok || !strings.EqualFold(scheme, "bearer") {
 		return false
 	}
 	got, want := sha256.Sum256([]byte(token)), sha256.Sum256([]byte(c.AdminToken))
 	return subtle.ConstantTimeCompare(got[:], want[:]) == 1
+}
+
+// Location is an answer's Location as the edge's caller reads it: an
+// absolute URL under the upstream's base URL is rewritten to the same path
+// on the edge's origin (edgeOrigin, e.g. "https://edge.example"), as
+// nginx's proxy_redirect default does, so that a redirect neither sends the
+// client around the edge nor tells it the upstream's address. Any other
+// Location (relative, or on another origin) is left as the upstream sent it.
+func Location(location, upstream, edgeOrigin string) string {
+	base := strings.TrimSuffix(upstream, "/")
+	if len(location) < len(base) || !strings.EqualFold(location[:len(base)], base) {
+		return location
+	}
+	rest := location[len(base):]
+	if rest != "" && !strings.ContainsRune("/?#", rune(rest[0])) {
+		return location // another host that starts alike ("api.test.evil")
+	}
+	if rest == "" || rest[0] != '/' {
+		rest = "/" + rest
+	}
+	return edgeOrigin + rest
 }
 
 // connectionFields are the client's header fields that describe its own

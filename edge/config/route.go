@@ -23,9 +23,12 @@ type Route struct {
 	Service   string `json:"service,omitempty"`
 	Principal string `json:"principal,omitempty"`
 	Key       string `json:"key,omitempty"`      // the idempotency key, parsed
-	Upstream  string `json:"upstream,omitempty"` // the service's base URL (Pass, Ledger)
-	Status    int    `json:"status,omitempty"`
-	Code      string `json:"code,omitempty"`
+	Upstream  string `json:"upstream,omitempty"` // the service's base URL (Cache, Pass, Ledger)
+	// MaxBodyBytes bounds the request body a Ledger route reads (the
+	// ledger's maxBodyBytes): a larger one is refused with 413 unread.
+	MaxBodyBytes int64  `json:"maxBodyBytes,omitempty"`
+	Status       int    `json:"status,omitempty"`
+	Code         string `json:"code,omitempty"`
 }
 
 // Route decides where a request goes. Authorization runs here, before any
@@ -55,7 +58,7 @@ func (c *Config) Route(method, path, authorization, idempotencyKey string) Route
 	}
 	switch method {
 	case "GET", "HEAD":
-		return Route{Kind: Cache, Service: svc.Name}
+		return Route{Kind: Cache, Service: svc.Name, Upstream: svc.Upstream}
 	case "POST", "PUT", "PATCH", "DELETE":
 	default:
 		return Route{Kind: Refuse, Status: 405, Code: "method_not_allowed"}
@@ -71,30 +74,31 @@ func (c *Config) Route(method, path, authorization, idempotencyKey string) Route
 	if err != nil {
 		return Route{Kind: Refuse, Status: 400, Code: "invalid_idempotency_key"}
 	}
-	return Route{Kind: Ledger, Service: svc.Name, Principal: principal, Key: key, Upstream: svc.Upstream}
+	return Route{Kind: Ledger, Service: svc.Name, Principal: principal, Key: key, Upstream: svc.Upstream, MaxBodyBytes: int64(c.Ledger.MaxBodyBytes)}
 }
 
-// ambiguous reports a path whose meaning an upstream may read differently
-// from the edge: a segment that is "." or ".." once percent-decoded or cut
-// at ";" (servlet containers drop ";params": "/api/..;/admin"), or one
-// holding an encoded "/" or "\" ("/api/..%2fadmin"). The edge routes by the
-// path as written, so it refuses these rather than forward them with its
-// own credentials.
+// ambiguous reports a path an upstream may read as another path than the
+// one the edge routed: a segment that is "." or ".." once percent-decoded
+// or cut at ";" (servlet containers drop ";params": "/api/..;/admin"), or
+// one that holds such a part once its encoded "/" or "\\" are read as
+// separators, as some proxies and frameworks decode them before routing
+// ("/api/..%2fadmin", "/api/a%2f..%2f.."), or an invalid escape. An encoded
+// "/" alone is no ambiguity: "@scope%2fname" and "group%2Fproject" name one
+// thing in one segment, and are forwarded (and cached) as sent.
 func ambiguous(path string) bool {
 	for seg := range strings.SplitSeq(path, "/") {
-		if !strings.ContainsAny(seg, ".%;\\") {
+		if !strings.ContainsAny(seg, ".%;") {
 			continue
 		}
-		if strings.Contains(seg, "\\") {
-			return true
-		}
 		decoded, ok := unescape(seg)
-		if !ok || strings.ContainsAny(decoded, "/\\") {
+		if !ok {
 			return true
 		}
-		decoded, _, _ = strings.Cut(decoded, ";")
-		if decoded == "." || decoded == ".." {
-			return true
+		for part := range strings.FieldsFuncSeq(decoded, func(r rune) bool { return r == '/' || r == '\\' }) {
+			part, _, _ = strings.Cut(part, ";")
+			if part == "." || part == ".." {
+				return true
+			}
 		}
 	}
 	return false

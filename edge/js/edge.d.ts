@@ -22,6 +22,8 @@ export interface Route {
   upstream: string;
   status: number;
   code: string;
+  /** The largest request body a ledger route reads; a larger one is refused with 413 unread. */
+  maxBodyBytes: number;
 }
 
 export type UpstreamFetch = (
@@ -73,6 +75,8 @@ export interface GatewayEdge {
   runtime(): { heapAlloc: number; heapSys: number; sys: number; numGC: number };
   /** The header of a request forwarded as it is (config.Forwarded). */
   forwarded(headers: [string, string][], principal: string, toService: boolean): [string, string][];
+  /** An answer's Location as the edge's caller reads it (config.Location): on the upstream's base URL, on the edge's origin. */
+  location(location: string, upstream: string, edgeOrigin: string): string;
   openCache(sql: SqlStorage, service: string): CacheApi | Failed;
   openLedger(sql: SqlStorage): LedgerApi | Failed;
   openJobs(sql: SqlStorage): JobsApi | Failed;

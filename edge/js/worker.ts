@@ -90,22 +90,45 @@ const upstreamFetch: UpstreamFetch = async (url, method, headers, body, timeoutM
     if (!maxBytes || !res.body) return { ...head, body: new Uint8Array(await res.arrayBuffer()) };
     if (Number(res.headers.get("content-length")) > maxBytes) return hold(head, res.body);
     const reader = res.body.getReader();
-    const chunks: Uint8Array[] = [];
-    let n = 0;
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      n += value.byteLength;
-      if (n > maxBytes) return hold(head, replay(chunks, reader));
-    }
-    const all = new Uint8Array(n);
-    chunks.reduce((at, c) => (all.set(c, at), at + c.byteLength), 0);
-    return { ...head, body: all };
+    const { chunks, n, over } = await readUpTo(reader, maxBytes);
+    return over ? hold(head, replay(chunks, reader)) : { ...head, body: concat(chunks, n) };
   } finally {
     clearTimeout(timer); // a held body streams at its reader's pace
   }
 };
+
+// readUpTo reads until the stream ends or more than max bytes have come
+// (over: the rest is left unread, for the caller to stream or cancel).
+async function readUpTo(reader: ReadableStreamDefaultReader<Uint8Array>, max: number) {
+  const chunks: Uint8Array[] = [];
+  let n = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return { chunks, n, over: false };
+    chunks.push(value);
+    n += value.byteLength;
+    if (n > max) return { chunks, n, over: true };
+  }
+}
+
+function concat(chunks: Uint8Array[], n: number): Uint8Array {
+  const all = new Uint8Array(n);
+  chunks.reduce((at, c) => (all.set(c, at), at + c.byteLength), 0);
+  return all;
+}
+
+// bodyUpTo reads a request's body if it is at most max bytes, told by its
+// Content-Length before anything is read, or counted while reading (an
+// isolate has 128 MB); undefined when it is larger, the rest never read.
+async function bodyUpTo(request: Request, max: number): Promise<Uint8Array | undefined> {
+  if (Number(request.headers.get("content-length")) > max) return undefined;
+  if (!request.body) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const { chunks, n, over } = await readUpTo(reader, max);
+  if (!over) return concat(chunks, n);
+  reader.cancel().catch(() => {});
+  return undefined;
+}
 
 // Bodies too large to read, by id, until their caller takes them (takeHeld).
 const held = new Map<number, ReadableStream<Uint8Array>>();
@@ -195,19 +218,22 @@ export default {
     const r = api.route(request.method, url.pathname, h.get("authorization") ?? "", h.get("idempotency-key") ?? "");
     switch (r.kind) {
       case "cache":
-        return toResponse(await stub(env.EDGE_CACHE, r.service).get(r.service, url.pathname + url.search, h.get("accept") ?? ""));
-      case "ledger":
-        return toResponse(await stub(env.EDGE_LEDGER, r.principal).mutate({
+        return onEdge(api, toResponse(await stub(env.EDGE_CACHE, r.service).get(r.service, url.pathname + url.search, h.get("accept") ?? "")), r, url);
+      case "ledger": {
+        const body = await bodyUpTo(request, r.maxBodyBytes);
+        if (!body) return json(413, { error: "body_too_large", message: `a keyed request's body is at most ${r.maxBodyBytes} bytes` });
+        return onEdge(api, toResponse(await stub(env.EDGE_LEDGER, r.principal).mutate({
           method: request.method,
           path: url.pathname,
           url: upstreamURL(r, url),
           key: r.key,
           principal: r.principal,
           headers: [...h],
-          body: new Uint8Array(await request.arrayBuffer()),
-        }));
+          body,
+        })), r, url);
+      }
       case "pass": // a keyless mutation, or a path outside every service (passUnmatched): as it is
-        return passThrough(api, request, url, r);
+        return onEdge(api, await passThrough(api, request, url, r), r, url);
       case "admin":
         return admin(api, env, request, url);
       default:
@@ -220,15 +246,27 @@ function upstreamURL(r: Route, url: URL): string {
   return r.upstream.replace(/\/$/, "") + url.pathname + url.search;
 }
 
+// onEdge: an absolute Location on the upstream's own base URL names the
+// same path on the edge's origin (Go's config.Location), as nginx's
+// proxy_redirect default does; any other Location is left as it came.
+function onEdge(api: GatewayEdge, res: Response, r: Route, url: URL): Response {
+  const location = res.headers.get("location");
+  if (!location) return res;
+  const out = new Response(res.body, res);
+  out.headers.set("location", api.location(location, r.upstream, url.origin));
+  return out;
+}
+
 // passThrough forwards a keyless mutation, or a path outside every service,
-// with the headers Go decides (the same as a keyed mutation's).
-async function passThrough(api: GatewayEdge, request: Request, url: URL, r: Route): Promise<Response> {
+// with the headers Go decides (the same as a keyed mutation's). Its body
+// streams through: nothing records it, so nothing needs it whole.
+function passThrough(api: GatewayEdge, request: Request, url: URL, r: Route): Promise<Response> {
   const headers = api.forwarded([...request.headers], r.principal, r.service !== "");
   const hasBody = request.method !== "GET" && request.method !== "HEAD";
   return fetch(upstreamURL(r, url), {
     method: request.method,
     headers,
-    body: hasBody ? await request.arrayBuffer() : undefined,
+    body: hasBody ? request.body : undefined,
     redirect: "manual",
   });
 }

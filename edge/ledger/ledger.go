@@ -22,6 +22,13 @@
 //     pending by an edge that died mid-request (its effect unknown) answers
 //     409 "in doubt" at once instead of forwarding again.
 //
+// An answer is read, recorded and replayed whole only up to MaxBodyBytes
+// (the bound of a request's body too): a larger one streams through to its
+// caller, and the record keeps its status and header with HeaderUnrecorded
+// in place of the body, so the key is settled (never left in doubt) and a
+// replay says the body cannot be repeated. Go's wasm memory never shrinks,
+// and a Durable Object's SQLite and RPC refuse large values.
+//
 // Records are kept RetentionMs and at most MaxEntries per principal.
 // Authorization is the front worker's: an unknown or revoked principal
 // never reaches its ledger.
@@ -41,6 +48,11 @@ import (
 // headerReplayed is idempotency.HeaderReplayed as the edge's headers spell
 // names: in lower case.
 var headerReplayed = strings.ToLower(idempotency.HeaderReplayed)
+
+// HeaderUnrecorded marks a recorded answer whose body was not kept (larger
+// than MaxBodyBytes, or refused by the database): a replay has its status
+// and header and no body.
+const HeaderUnrecorded = "x-edge-body-unrecorded"
 
 // Counter names.
 const (
@@ -148,12 +160,17 @@ func (l *Ledger) Do(ctx context.Context, operation, key string, req origin.Reque
 	l.mu.Unlock()
 
 	l.Stats.Add(CountForwarded, 1)
+	req.MaxBodyBytes = int64(l.policy.MaxBodyBytes)
 	ans, err := l.client.Fetch(context.WithoutCancel(ctx), req)
 	state, release := idempotency.OutcomeOf(ans.Status, err == nil).State()
 	if err != nil {
 		ans = problem(idempotency.Problem{Status: 502, Code: "upstream_unreachable", Message: err.Error()})
 	}
 	ans.Header = origin.Keep(ans.Header)
+	kept := ans // what is recorded
+	if ans.Held != 0 {
+		kept = unrecorded(ans)
+	}
 	// The record and running change in one step: a duplicate never sees
 	// the record pending and not running.
 	l.mu.Lock()
@@ -162,11 +179,24 @@ func (l *Ledger) Do(ctx context.Context, operation, key string, req origin.Reque
 	if release {
 		l.Stats.Add(CountReleased, 1)
 		_, _ = l.db.Exec(`DELETE FROM ledger WHERE operation = ? AND key = ?`, operation, key)
-	} else {
-		_, _ = l.db.Exec(`UPDATE ledger SET state = ?, status = ?, header = ?, body = ?, updated_at = ? WHERE operation = ? AND key = ?`,
-			state, int64(ans.Status), origin.Encode(ans.Header), ans.Body, l.now(), operation, key)
+	} else if !l.record(id, state, kept) {
+		kept = unrecorded(kept)
+		l.record(id, state, kept) // without its body: the key is settled all the same
 	}
 	return ans
+}
+
+// record finishes id's record with the answer; false when the database
+// refused it (a value too large for it).
+func (l *Ledger) record(id idempotency.ID, state string, ans origin.Response) bool {
+	_, err := l.db.Exec(`UPDATE ledger SET state = ?, status = ?, header = ?, body = ?, updated_at = ? WHERE operation = ? AND key = ?`,
+		state, int64(ans.Status), origin.Encode(ans.Header), ans.Body, l.now(), id.Operation, id.Key)
+	return err == nil
+}
+
+// unrecorded is ans as it is recorded without its body.
+func unrecorded(ans origin.Response) origin.Response {
+	return origin.Response{Status: ans.Status, Header: append(append(origin.Header(nil), ans.Header...), [2]string{HeaderUnrecorded, "1"})}
 }
 
 // get reads id's record, nil when there is none within retention and the

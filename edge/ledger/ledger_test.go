@@ -4,6 +4,7 @@ package ledger_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -265,5 +266,62 @@ func TestBodyIsComparedCanonically(t *testing.T) {
 	}
 	if r := l.Do(context.Background(), "POST /o", "k", post(`{"a":[null,true],"b":1}`)); r.Status != 422 {
 		t.Fatalf("another body: %d", r.Status)
+	}
+}
+
+// heldAnswer answers like the worker's client does for a body over the
+// request's MaxBodyBytes: status and header, the body held for one caller.
+type heldAnswer struct{ effects }
+
+func (h *heldAnswer) Fetch(ctx context.Context, req origin.Request) (origin.Response, error) {
+	r, err := h.effects.Fetch(ctx, req)
+	if req.MaxBodyBytes <= 0 {
+		panic("the ledger asked for an unbounded answer")
+	}
+	r.Body, r.Held = nil, 7
+	return r, err
+}
+
+func TestAnswerTooLargeToRecordSettlesTheKey(t *testing.T) {
+	now := int64(1_000)
+	up := &heldAnswer{}
+	l := open(t, memory(t), up, &now, idempotency.Policy{})
+	ctx := context.Background()
+	first := l.Do(ctx, "POST /export", "k", post(`{}`))
+	if first.Status != 201 || first.Held != 7 || first.Header.Get(ledger.HeaderUnrecorded) != "" {
+		t.Fatalf("first: %d held %d %v", first.Status, first.Held, first.Header)
+	}
+	again := l.Do(ctx, "POST /export", "k", post(`{}`))
+	if again.Status != 201 || !replayed(again) || again.Held != 0 || len(again.Body) != 0 || again.Header.Get(ledger.HeaderUnrecorded) != "1" ||
+		again.Header.Get("content-type") != "application/json" {
+		t.Fatalf("replay: %d %v held %d %q", again.Status, again.Header, again.Held, again.Body)
+	}
+	if up.count() != 1 {
+		t.Fatalf("forwards %d, want 1", up.count())
+	}
+}
+
+// refusing is a database that refuses values over 8 bytes, as a Durable
+// Object's SQLite refuses those over 2 MB.
+type refusing struct{ sqldb.DB }
+
+func (r refusing) Exec(query string, args ...any) ([][]any, error) {
+	for _, a := range args {
+		if b, ok := a.([]byte); ok && len(b) > 8 {
+			return nil, errors.New("string or blob too big")
+		}
+	}
+	return r.DB.Exec(query, args...)
+}
+
+func TestAnswerTheDatabaseRefusesIsRecordedWithoutItsBody(t *testing.T) {
+	now := int64(1_000)
+	up := &effects{}
+	l := open(t, refusing{memory(t)}, up, &now, idempotency.Policy{})
+	ctx := context.Background()
+	first := l.Do(ctx, "POST /o", "k", post(`{}`))
+	again := l.Do(ctx, "POST /o", "k", post(`{}`))
+	if first.Status != 201 || len(first.Body) == 0 || again.Status != 201 || !replayed(again) || again.Header.Get(ledger.HeaderUnrecorded) != "1" {
+		t.Fatalf("first %d %q, again %d %v: the key must be settled, not in doubt", first.Status, first.Body, again.Status, again.Header)
 	}
 }

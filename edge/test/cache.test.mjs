@@ -78,30 +78,32 @@ test("a first failure with no copy backs off 5 s", async () => {
   assert.equal(await calls("/api/never"), 2);
 });
 
-test("a 429 pauses the whole service, and the pause survives a workerd restart", async () => {
+test("a 429 pauses the path it answered (any query), not the service, and the pause survives a workerd restart", async () => {
   await get("/rl/copy");
   await t.up.mode({ path: "/rl/limited", status: 429, retryAfter: "10", body: "slow down" });
   let a = await get("/rl/limited");
   assert.deepEqual([a.status, a.reason, a.retryAfter], [503, "cooldown", "10"]);
-  a = await get("/rl/other"); // another key of the service: not sent
+  a = await get("/rl/limited?bust=1"); // the same path with another query: not sent
   assert.deepEqual([a.status, a.reason], [503, "cooldown"]);
-  assert.equal(await calls("/rl/other"), 0);
-  assert.equal((await get("/rl/copy")).cache, "hit"); // a fresh copy is still served
+  assert.equal(await calls("/rl/limited?bust=1"), 0);
+  a = await get("/rl/other"); // another path of the service: asked
+  assert.deepEqual([a.status, a.cache], [200, "miss"]);
+  assert.equal((await get("/rl/copy")).cache, "hit");
 
   await restart("SIGKILL");
   await advance(3_000);
-  a = await get("/rl/other"); // 7 s left, less the real time the restart took
+  a = await get("/rl/limited?bust=2"); // 7 s left, less the real time the restart took
   assert.deepEqual([a.status, a.reason], [503, "cooldown"]);
   assert.ok(Number(a.retryAfter) >= 1 && Number(a.retryAfter) <= 7, a.retryAfter);
-  assert.equal(await calls("/rl/other"), 0);
+  assert.equal(await calls("/rl/limited?bust=2"), 0);
 
   await advance(7_000); // the pause is over; a second 429 in a row doubles it: 20 s
   a = await get("/rl/limited");
   assert.deepEqual([a.status, a.retryAfter], [503, "20"]);
   await t.up.mode({ path: "/rl/limited", status: 0 });
   await advance(20_000);
-  assert.equal((await get("/rl/other")).status, 200);
-  assert.equal(await calls("/rl/other"), 1);
+  assert.equal((await get("/rl/limited")).status, 200);
+  assert.equal(await calls("/rl/limited"), 3);
 });
 
 test("stale copies and their metadata survive a restart", async () => {

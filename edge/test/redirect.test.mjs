@@ -59,3 +59,26 @@ test("a keyless POST answered 302 passes through; nothing is sent to the other o
   assert.deepEqual([r.status, r.headers.get("location")], [302, `${other.url}/notes`]);
   assert.deepEqual(await other.seen(), []);
 });
+
+test("an absolute Location on the upstream's own origin names the edge's, on GETs, keyed and keyless mutations and their replays", async () => {
+  await up.mode({ path: "/api/old", status: 301, location: `${up.url}/api/new?x=1` });
+  await up.mode({ path: "/api/carts", status: 201, location: `${up.url}/api/carts/7`, body: "{}" });
+  const get = await manual("/api/old");
+  assert.deepEqual([get.status, get.headers.get("location")], [301, `${edge.url}/api/new?x=1`]);
+  const auth = { authorization: "Bearer tok-alice", "content-type": "application/json" };
+  const keyed = () => manual("/api/carts", { method: "POST", headers: { ...auth, "idempotency-key": '"k-cart"' }, body: "{}" });
+  for (const r of [await keyed(), await keyed(), await manual("/api/carts", { method: "POST", headers: auth, body: "{}" })]) {
+    assert.deepEqual([r.status, r.headers.get("location")], [201, `${edge.url}/api/carts/7`]);
+  }
+  const relative = "/api/carts/8";
+  await up.mode({ path: "/api/carts", status: 201, location: relative, body: "{}" });
+  const r = await manual("/api/carts", { method: "POST", headers: auth, body: "{}" });
+  assert.equal(r.headers.get("location"), relative, "a relative Location is left as it is");
+});
+
+test("auth schemes are case-insensitive: `bearer` in lower case is accepted, for mutations and the admin endpoint", async () => {
+  const r = await manual("/api/memos", { method: "POST", headers: { authorization: "bearer tok-alice" }, body: "{}" });
+  assert.equal(r.status, 201);
+  const m = await fetch(edge.url + "/__edge/metrics?service=api", { headers: { authorization: "bearer admin-secret" } });
+  assert.equal(m.status, 200);
+});

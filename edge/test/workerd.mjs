@@ -151,21 +151,29 @@ export async function startEdge(config, { adminToken = "admin-secret", edgeAddr,
   return edge;
 }
 
+// edgeWith starts the counting upstream and workerd with config (the
+// upstream set to it) before a test file's tests, and stops them after:
+// {up, edge} are set once before has run.
+export function edgeWith(config, hooks) {
+  const s = { up: null, edge: null };
+  hooks.before(async () => {
+    s.up = await startUpstream();
+    s.edge = await startEdge({ upstream: s.up.url, ...config });
+  });
+  hooks.after(async () => {
+    await s.edge?.close();
+    s.up?.stop();
+  });
+  return s;
+}
+
 // A test file's edge: the counting upstream and workerd with `services` and the
 // test clock, started before its tests and stopped after them. Time moves by
 // advance(ms) (an offset on the edge's Date.now, set again after a restart),
 // never by sleeping. get(path) returns what the tests read of an answer;
 // calls(path) the GETs of path the upstream saw.
 export function edgeSuite(services, hooks) {
-  const s = { up: null, edge: null, offset: 0 };
-  hooks.before(async () => {
-    s.up = await startUpstream();
-    s.edge = await startEdge({ upstream: s.up.url, testClock: true, services });
-  });
-  hooks.after(async () => {
-    await s.edge?.close();
-    s.up?.stop();
-  });
+  const s = Object.assign(edgeWith({ testClock: true, services }, hooks), { offset: 0 });
   return Object.assign(s, {
     async advance(ms) {
       s.offset += ms;

@@ -20,7 +20,7 @@
 //
 // Without a mode, a GET answers 200 with a small JSON body naming the path
 // and the count; a POST is an "effect" (counted under "effects") answered
-// 201 with the body it got. "delayMs" holds the answer that long (the count
+// 201 with the body it got (its length, "N bytes", when over 64 KiB). "delayMs" holds the answer that long (the count
 // is taken before waiting), for tests that need a request in flight.
 package main
 
@@ -147,7 +147,7 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if key != "" {
 			s.counts["effects "+key]++
 			if keys {
-				s.acted[key] = fmt.Sprintf(`{"effect":%d,"got":%s}`, n, strconv.Quote(string(body)))
+				s.acted[key] = fmt.Sprintf(`{"effect":%d,"got":%s}`, n, gist(body))
 			}
 		}
 	}
@@ -194,8 +194,17 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.Method != "GET" {
 		w.WriteHeader(201)
-		_, _ = fmt.Fprintf(w, `{"effect":%d,"got":%s}`, n, strconv.Quote(string(body)))
+		_, _ = fmt.Fprintf(w, `{"effect":%d,"got":%s}`, n, gist(body))
 		return
 	}
 	_, _ = fmt.Fprintf(w, `{"path":%s,"n":%d}`, strconv.Quote(r.URL.RequestURI()), n)
+}
+
+// gist is a request body as an answer repeats it: quoted, or its length
+// when large.
+func gist(body []byte) string {
+	if len(body) > 64<<10 {
+		return strconv.Quote(strconv.Itoa(len(body)) + " bytes")
+	}
+	return strconv.Quote(string(body))
 }

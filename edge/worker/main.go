@@ -60,6 +60,9 @@ func main() {
 	export(api, "openJobs", openJobs)
 	export(api, "runtime", runtimeStats)
 	export(api, "forwarded", forwarded)
+	export(api, "location", func(args []safejs.Value) (any, error) {
+		return config.Location(str(arg(args, 0)), str(arg(args, 1)), str(arg(args, 2))), nil
+	})
 	_ = safejs.Global().Set("gatewayEdge", api)
 	select {}
 }
@@ -105,7 +108,7 @@ func route(args []safejs.Value) (any, error) {
 	}
 	r := cfg.Route(str(arg(args, 0)), str(arg(args, 1)), str(arg(args, 2)), str(arg(args, 3)))
 	return map[string]any{"kind": string(r.Kind), "service": r.Service, "principal": r.Principal,
-		"key": r.Key, "upstream": r.Upstream, "status": r.Status, "code": r.Code}, nil
+		"key": r.Key, "upstream": r.Upstream, "status": r.Status, "code": r.Code, "maxBodyBytes": float64(r.MaxBodyBytes)}, nil
 }
 
 // forwarded(headers, principal, toService) → [[name, value]...]: the header

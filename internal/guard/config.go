@@ -47,9 +47,9 @@ import (
 //	                                          (Idempotency-Key is not CORS-safelisted: the API must
 //	                                          allow it in a preflight); "off"
 //	data-empty-ttl        off                 GETs that keep answering empty are cached longer
-//	data-timeout-ms       10000               > 0: the deadline of an in-scope request, until its answer's
-//	                                          headers (see DefaultTimeoutMs); a call's own `timeout`
-//	                                          option overrides it
+//	data-timeout-ms       none                > 0: a deadline for every in-scope request, until its
+//	                                          answer's headers (see DefaultTimeoutMs); a call's own
+//	                                          `timeout` option overrides it
 //
 // Switches take "on" or "off" ("true" and "false" too), in any case.
 //
@@ -73,36 +73,23 @@ var settings = []setting{
 	{"probe", "data-probe", "on", onOff, ""},
 	{"idempotency", "data-idempotency", "on", onOffCrossOrigin, ""},
 	{"emptyTtl", "data-empty-ttl", "off", onOff, ""},
-	{"timeoutMs", "data-timeout-ms", strconv.Itoa(DefaultTimeoutMs), millis, ""},
+	{"timeoutMs", "data-timeout-ms", strconv.Itoa(DefaultTimeoutMs), millis, ""}, // 0: no deadline
 }
 
-// DefaultTimeoutMs is how long an in-scope request may go unanswered (until
-// its response's headers) before it counts as failed: the caller's promise
-// rejects with a TimeoutError, as fetch's does for AbortSignal.timeout, and
-// the trip rule takes it as the 504 a gateway gives a request it could not
-// serve. 10 s is ky's default, and where a person stops waiting for an
-// answer; a gateway's own limits are longer (nginx's proxy_read_timeout
-// 60 s, AWS API Gateway 29 s), so without a deadline a hanging gateway is
-// felt long before it fails a request. The glue (js/src/deadline.ts)
-// carries it out.
-const DefaultTimeoutMs = 10_000
+// DefaultTimeoutMs is the deadline of an in-scope request unless the app
+// sets one: none (0). Slow is not down: a request the server answers late is
+// answered late, as with fetch, its upload completes and its stream flows. A
+// gateway that hangs is noticed when it says so — its own 504 (nginx's
+// proxy_read_timeout, AWS API Gateway's 29 s) — which arms the circuit like
+// any trip status. An app that wants a deadline sets data-timeout-ms (or a
+// call's `timeout`, as in ky): past it the caller's promise rejects with a
+// TimeoutError, as fetch's does for AbortSignal.timeout, and the trip rule
+// takes it as TimeoutStatus. The glue (js/src/deadline.ts) carries it out.
+const DefaultTimeoutMs = 0
 
-// TimeoutStatus is what a request past its deadline counts as for the trip
-// rule: the 504 a gateway gives a request it could not serve in time.
+// TimeoutStatus is what a request past a deadline the app set counts as for
+// the trip rule: the 504 a gateway gives a request it could not serve in time.
 const TimeoutStatus = 504
-
-// HangNoticeMs is when the page's last word says the gateway hangs: if the
-// page goes away (pagehide: F5, a navigation) while an in-scope request has
-// been unanswered this long, and nothing was answered since it was sent (a
-// slow endpoint among answering ones is not a hang), the glue arms the
-// circuit with TimeoutStatus for one deadline — the time the next load's
-// requests would hang in turn. That load sends nothing, and the half-open
-// probe asks once after it. Without this, a person who presses F5 every few
-// seconds sends every query each time, and no request ever lives long enough
-// to meet its deadline. 1 s is about where a person reaches for F5. Requests
-// whose caller gave them a deadline longer than the page's (a long poll) are
-// expected to wait and say nothing.
-const HangNoticeMs = 1000
 
 type kind int
 

@@ -49,7 +49,7 @@ type Policy struct {
 	// requests are those the stored open period has seen, and it sends no
 	// scout (circuit.Breaker.Reloaded).
 	Reloaded bool `json:"reloaded"`
-	// TimeoutMs is the deadline of an in-scope request (DefaultTimeoutMs).
+	// TimeoutMs is the deadline of an in-scope request; 0: none (DefaultTimeoutMs).
 	// The glue enforces it and reports a request past it as a 504.
 	TimeoutMs int64 `json:"timeoutMs"`
 }

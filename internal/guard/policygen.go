@@ -132,9 +132,8 @@ func PolicyTypeScript() string {
 	w("/** The methods whose requests carry an Idempotency-Key (idempotency.Methods): until Go runs, the gate holds them for their key. */")
 	w("export const KEYED_METHODS: readonly string[] = [", strings.Join(methods, ", "), "];")
 	w()
-	w("/** The deadline (TIMEOUT_MS): a request past it fails as TIMEOUT_STATUS; one unanswered HANG_NOTICE_MS when the page goes away, with nothing answered since, arms TIMEOUT_STATUS for one deadline (internal/guard HangNoticeMs). */")
+	w("/** A deadline the app set (TIMEOUT_MS, a call's timeout): a request past it fails as TIMEOUT_STATUS (internal/guard DefaultTimeoutMs). */")
 	w("export const TIMEOUT_STATUS = ", n(TimeoutStatus), ";")
-	w("export const HANG_NOTICE_MS = ", n(HangNoticeMs), ";")
 	return b.String()
 }
 
@@ -156,7 +155,7 @@ var optionDocs = map[string]string{
 	"probe":           "One half-open probe when the circuit's time is up.",
 	"idempotency":     "Idempotency keys on in-scope " + strings.Join(idempotency.Methods[:], "/") + " (\"cross-origin\": to other origins in scope too).",
 	"emptyTtl":        "Cache GETs that keep answering empty for longer (60 s after 3, 120 s after 5). Opt-in.",
-	"timeoutMs":       "The deadline of an in-scope request, until its answer's headers (a call's own `timeout` overrides it).",
+	"timeoutMs":       "A deadline for every in-scope request, until its answer's headers (a call's own `timeout` overrides it); 0: none.",
 }
 
 // constName is "ttlMs" → "TTL_MS".

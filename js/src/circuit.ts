@@ -43,12 +43,6 @@ export interface Environment {
   /** The base URL relative request URLs resolve against (document.baseURI). */
   baseUrl: () => string;
   now?: () => number;
-  /**
-   * When the page started loading, on the `now` clock: the earliest the calls
-   * the tag's file sent before the facade ran can have been sent (default:
-   * when the facade was made).
-   */
-  loadedAt?: number;
   /** The page is a reload of the one before it (F5), by the browser's navigation timing: Go sends no scout then. */
   reload?: boolean;
   /** Starts the engine: loads the engine's file and the wasm (script.ts); tests pass a fake one. */
@@ -96,8 +90,6 @@ export interface Circuit extends Decider {
    * from like those sent before Go, and what it was asked to clear or forget, done here too.
    */
   takeOver(h: Handover): void;
-  /** The page goes away (pagehide): a gateway that hangs arms the circuit for the next load. */
-  hide(): void;
 }
 
 /**
@@ -107,7 +99,6 @@ export interface Circuit extends Decider {
 export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAttributes = {}): Circuit {
   const { fetch: nativeFetch, storage } = env;
   const now = env.now ?? Date.now;
-  const loadedAt = env.loadedAt ?? now();
   let engine: Engine | null = null;
   let path: GoPath | null = null; // the Go path, while the engine runs
   let status: ModuleStatus = "loading";
@@ -239,8 +230,8 @@ export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAt
   function direct(req: Described, input: RequestInfo | URL, init: RequestInit | undefined): Promise<Response> {
     core.counts.network++;
     const sentAt = now();
-    const deadline = core.deadlines.start(sentAt, core.timeoutOf(init), req.signal);
-    const p = deadline ? within(nativeFetch(input, initWithin(input, init, deadline.signal)), deadline, now) : nativeFetch(input, init);
+    const deadline = core.deadlines.start(core.timeoutOf(init), req.signal);
+    const p = deadline ? within(nativeFetch(input, initWithin(input, init, deadline.signal)), deadline) : nativeFetch(input, init);
     if (status === "loading") learnLater(req, p, sentAt, () => deadline?.timedOut ?? false);
     return p;
   }
@@ -296,25 +287,10 @@ export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAt
         continue;
       }
       core.counts.network++;
-      // Sent at some time since the page started; it cannot be aborted from
-      // here, but past its deadline it counts as failed (and as in flight when the page goes away).
-      const deadline = core.deadlines.start(loadedAt, core.timeoutOf(call.init));
-      const p = deadline ? within(deadline.race(call.answer), deadline, now) : call.answer;
-      learnLater(req, p, loadedAt, () => deadline?.timedOut ?? false, () => call.answeredAt);
+      // The stand-in sent it as it was, with no deadline of the module's: its real answer, whenever it comes, is
+      // learnt, as sent when it was sent.
+      learnLater(req, call.answer, call.sentAt, () => false, () => call.answeredAt);
     }
-  }
-
-  /**
-   * The page goes away (F5, a navigation) while the gateway hangs — an
-   * in-scope request unanswered for a second or more, and nothing answered
-   * since it was sent: the circuit is armed for one deadline (504), the time
-   * the next load's requests would hang in turn. That load sends nothing,
-   * and after it the half-open probe asks once. Without this a person who
-   * presses F5 every few seconds sends every query each time, and no
-   * request ever lives long enough to meet its deadline.
-   */
-  function hide() {
-    if (core.deadlines.hanging(now(), options.timeoutMs) && !read()) arm(TIMEOUT_STATUS, options.timeoutMs);
   }
 
   /** Holds a request until the wasm runs (at most HOLD_MS), then sends it through Go, or as the gate or as it is. */
@@ -434,7 +410,6 @@ export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAt
     },
     reload,
     takeOver,
-    hide,
   };
 }
 

@@ -1,8 +1,7 @@
-// The deadline of each in-scope request (what it does: GatewayRequestInit's
-// timeout, types.ts), and whether those in flight say the gateway hangs as
-// the page goes away (what the facade does then: circuit.ts, hide).
+// The deadline of an in-scope request, where the app set one (what it does:
+// GatewayRequestInit's timeout, types.ts). By default there is none: slow is
+// not down (internal/guard DefaultTimeoutMs).
 
-import { HANG_NOTICE_MS } from "./policy.gen.js";
 import { follow as followSignal, noop, watch } from "./flights.js";
 import { abortReason, initFor } from "./request.js";
 import type { GatewayRequestInit } from "./types.js";
@@ -31,7 +30,6 @@ export class Deadline {
 
   constructor(
     private readonly owner: Deadlines,
-    readonly sentAt: number,
     readonly ms: number,
     follow: AbortSignal | undefined,
     /** When it expires, on the timer's clock (performance.now). */
@@ -48,16 +46,9 @@ export class Deadline {
     this.ctl.abort(new DOMException(`gatewayCircuit: no answer from the gateway within ${this.ms} ms`, "TimeoutError"));
   }
 
-  /** The request settled at `at`, answered (a response) or not; the signal it follows still aborts the body's download. */
-  end(answered: boolean, at: number): void {
-    this.owner.settled(this, answered, at);
-  }
-
-  /** `p`, or the TimeoutError at the deadline, whichever comes first (for a request sent without this signal). */
-  race<T>(p: Promise<T>): Promise<T> {
-    const expired = new Promise<never>((_, reject) => this.signal.addEventListener("abort", () => reject(this.signal.reason), { once: true }));
-    expired.catch(noop);
-    return Promise.race([p, expired]);
+  /** The request settled; the signal it follows still aborts the body's download. */
+  end(): void {
+    this.owner.settled(this);
   }
 }
 
@@ -67,17 +58,17 @@ export function initWithin(input: RequestInfo | URL, init: RequestInit | undefin
   return initFor(input, init, { signal });
 }
 
-/** `p` (sent with d's signal, or raced against it) settled through d: d ends; a rejection past the deadline is its TimeoutError. */
-export function within(p: Promise<Response>, d: Deadline, now: () => number): Promise<Response> {
+/** `p` (sent with d's signal) settled through d: d ends; a rejection past the deadline is its TimeoutError. */
+export function within(p: Promise<Response>, d: Deadline): Promise<Response> {
   return p.then(
     (res) => {
-      d.end(true, now());
+      d.end();
       if (d.stop !== noop) watch(res, d.stop);
       return res;
     },
     (err: unknown) => {
       d.stop();
-      d.end(false, 0);
+      d.end();
       throw d.timedOut ? d.signal.reason : err; // (WebKit rejects with an AbortError, not the reason)
     },
   );
@@ -89,38 +80,22 @@ export function within(p: Promise<Response>, d: Deadline, now: () => number): Pr
  */
 export class Deadlines {
   private readonly pending = new Set<Deadline>();
-  /** When the gateway last answered an in-scope request (any response). */
-  private lastAnswer = 0;
   private timer: ReturnType<typeof setTimeout> | undefined;
   /** When the timer fires (performance.now), or Infinity when none is set. */
   private timerAt = Infinity;
 
-  /** A deadline of `ms` for a request sent at `sentAt`, following `signal`; null when ms is 0 (none). */
-  start(sentAt: number, ms: number, signal?: AbortSignal): Deadline | null {
+  /** A deadline of `ms` for a request sent now, following `signal`; null when ms is 0 (none). */
+  start(ms: number, signal?: AbortSignal): Deadline | null {
     if (ms <= 0) return null;
-    const d = new Deadline(this, sentAt, ms, signal, clock.now() + ms);
+    const d = new Deadline(this, ms, signal, clock.now() + ms);
     this.pending.add(d);
     if (d.expires < this.timerAt) this.schedule(d.expires);
     else if (this.pending.size === 1) hold(this.timer, true);
     return d;
   }
 
-  settled(d: Deadline, answered: boolean, at: number): void {
+  settled(d: Deadline): void {
     if (this.pending.delete(d) && this.pending.size === 0) hold(this.timer, false);
-    if (answered && at > this.lastAnswer) this.lastAnswer = at;
-  }
-
-  /**
-   * Whether the gateway hangs, as the page goes away at `now` (Go's rule, internal/guard HangNoticeMs): a request
-   * is unanswered for HANG_NOTICE_MS or more, and nothing was answered since it was sent (a slow endpoint among
-   * answering ones is not a hang). Requests whose caller gave them a deadline longer than `usualMs` (the page's: a
-   * long poll, an export) are expected to wait, and say nothing.
-   */
-  hanging(now: number, usualMs: number): boolean {
-    for (const d of this.pending) {
-      if (d.ms <= usualMs && now - d.sentAt >= HANG_NOTICE_MS && d.sentAt >= this.lastAnswer) return true;
-    }
-    return false;
   }
 
   get size(): number {

@@ -47,6 +47,8 @@ export interface EarlyCall {
   input: RequestInfo | URL;
   init: RequestInit | undefined;
   answer: Promise<Response>;
+  /** When it was sent, on the facade's clock (now). */
+  sentAt: number;
   /** When the answer came (0 until then): a pause the server asked for counts from there, not from when the facade ran. */
   answeredAt: number;
 }
@@ -67,7 +69,10 @@ export interface Early {
   fail(why: string): void;
 }
 
-export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | null, data: DataAttributes, base: string): Early {
+/** The facade's clock (facade-file.ts): monotonic, so that a wall clock set back cannot hold a circuit. */
+const monotonic = () => Math.floor(performance.timeOrigin + performance.now());
+
+export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | null, data: DataAttributes, base: string, now = monotonic): Early {
   let failed: Error | null = null;
   let arrive: (f: Decider | null) => void = () => {};
   const arrived = new Promise<Decider | null>((r) => (arrive = r));
@@ -76,11 +81,11 @@ export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | nu
   const handover: Handover = { sent: [], clear: false, forget: false };
   const rule = readCircuitTimes(data);
   const scope = scopePrefixes(data.scope, base);
-  const blocking = (now = Date.now()): Blocking => {
-    const s = readStored(storage, now, rule.maxTtlMs);
+  const blocking = (at = now()): Blocking => {
+    const s = readStored(storage, at, rule.maxTtlMs);
     // After clear() ("try again") the pauses the module chose are over (in this page; the facade ends them in storage).
     if (handover.clear) s.pauses = s.pauses.filter((p) => p.serverAsked);
-    return blockingAt(s, now);
+    return blockingAt(s, at);
   };
 
   /** The facade, or null once its file failed: then the plain fetch. */
@@ -95,22 +100,22 @@ export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | nu
     for (const l of [...listeners.keys()]) tell(l, b.circuit && { ...b.circuit }, b);
   }
 
-  /** What the stored state says of a call to `input` at `now` (gate.ts decide). */
-  function decideAt(input: RequestInfo | URL, now: number) {
+  /** What the stored state says of a call to `input` at `at` (gate.ts decide). */
+  function decideAt(input: RequestInfo | URL, at: number) {
     let url = "";
     try {
       url = new URL(isRequest(input) ? input.url : String(input), base).href;
     } catch {
       // fetch rejects it with its own error
     }
-    return decide(url, scope, blocking(now));
+    return decide(url, scope, blocking(at));
   }
 
   /** Without the facade: the plain fetch, but a stored circuit or pause still answers in scope, as in the facade's fallback. */
   function plainFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
-    const now = Date.now();
-    const d = decideAt(input, now);
-    if (d.kind === "open" || d.kind === "cooldown") return Promise.resolve(synthetic(d.kind, d.state.until, d.state.httpStatus, now));
+    const at = now();
+    const d = decideAt(input, at);
+    if (d.kind === "open" || d.kind === "cooldown") return Promise.resolve(synthetic(d.kind, d.state.until, d.state.httpStatus, at));
     return nativeFetch(input, init);
   }
 
@@ -125,11 +130,11 @@ export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | nu
     fetch(input, init) {
       if (failed) return plainFetch(input, init);
       const m = methodOf(init, isRequest(input) ? input : null);
-      const d = decideAt(input, Date.now()).kind;
+      const d = decideAt(input, now()).kind;
       if (d === "pass" || (d === "send" && (m === "GET" || m === "HEAD"))) {
         const answer = nativeFetch(input, init);
-        const call: EarlyCall = { input, init, answer, answeredAt: 0 };
-        const came = () => void (call.answeredAt = Date.now());
+        const call: EarlyCall = { input, init, answer, sentAt: now(), answeredAt: 0 };
+        const came = () => void (call.answeredAt = now());
         answer.then(came, came);
         handover.sent.push(call);
         return answer;
@@ -141,7 +146,7 @@ export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | nu
     read: () => blocking().circuit,
     blocking,
     arm(httpStatus, ttlMs) {
-      const s = armed(rule, Date.now(), httpStatus, ttlMs);
+      const s = armed(rule, now(), httpStatus, ttlMs);
       write(s);
       return { until: s.until, httpStatus };
     },

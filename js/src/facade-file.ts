@@ -45,7 +45,6 @@ if (tag && !g[Symbol.for("gatewaycircuit.facade")] && tag.early.api.status === "
       // A monotonic clock: a wall clock set back by an hour must not hold the circuit for an hour.
       now: () => Math.floor(timeOrigin + clock.now()),
       changed: () => tellFrames(window),
-      loadedAt: Math.floor(timeOrigin),
       reload: (clock.getEntriesByType?.("navigation")[0] as PerformanceNavigationTiming | undefined)?.type === "reload",
       hurry: () => hurry(),
       start: (attributes) => {
@@ -76,8 +75,6 @@ if (tag && !g[Symbol.for("gatewaycircuit.facade")] && tag.early.api.status === "
   addEventListener("storage", (e) => {
     if (storedStateChanged(e, storage, [STORAGE_KEY, COOLDOWN_KEY])) facade.reload();
   });
-  // F5 while the gateway hangs: the next load must not send everything again.
-  addEventListener("pagehide", () => facade.hide());
 }
 
 /** Adds the engine's file as an async script (tag.addScript) and resolves once it ran. */

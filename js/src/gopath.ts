@@ -127,12 +127,12 @@ export function createGoPath(
     flights.set(key, entry);
     core.counts.network++;
     plan.sentAt = now();
-    const deadline = (plan.deadline = core.deadlines.start(plan.sentAt, core.timeoutOf(plan.init)));
+    const deadline = (plan.deadline = core.deadlines.start(core.timeoutOf(plan.init)));
     return nativeFetch(plan.input, deadline ? initWithin(plan.input, plan.init, deadline.signal) : plan.init).then(
       (res) => {
         const answered = now();
         if (!quietAnswer(core, statusOf(res), plan.sentAt, answered)) return handOver(key, entry, plan, Promise.resolve(res)); // send() ends the deadline
-        deadline?.end(true, answered);
+        deadline?.end();
         entry.settled = true;
         flights.close(key, entry);
         entry.joiners?.resolve(res.clone());

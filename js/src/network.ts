@@ -143,13 +143,13 @@ export function send(core: Core, flight: Flight, plan: Plan, sent?: Promise<Resp
       }
       core.counts.network++;
       plan.sentAt = core.now();
-      plan.deadline = core.deadlines.start(plan.sentAt, core.timeoutOf(plan.init), signal);
+      plan.deadline = core.deadlines.start(core.timeoutOf(plan.init), signal);
       sent = core.fetch(input, plan.deadline ? initWithin(plan.input, plan.init, plan.deadline.signal) : init);
     }
     const deadline = plan.deadline;
     return sent.then(
       (res) => {
-        deadline?.end(true, core.now());
+        deadline?.end();
         const out = report(res);
         if (out?.retry && !req.oneShotBody && !original && !signal?.aborted) {
           // A short Retry-After on a 429: wait (the flight's abort cancels), then once more.
@@ -178,7 +178,7 @@ export function send(core: Core, flight: Flight, plan: Plan, sent?: Promise<Resp
         return res;
       },
       (err: unknown) => {
-        deadline?.end(false, 0);
+        deadline?.end();
         // Abandoned by every caller: Go was told when the last one left.
         if (signal?.aborted) throw err;
         const timedOut = deadline?.timedOut ?? false;

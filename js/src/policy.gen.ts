@@ -47,7 +47,7 @@ export const COOLDOWN: Setting = { name: "cooldown", def: "on", kind: KIND_ON_OF
 export const PROBE: Setting = { name: "probe", def: "on", kind: KIND_ON_OFF, capBy: "" };
 export const IDEMPOTENCY: Setting = { name: "idempotency", def: "on", kind: KIND_ON_OFF_CROSS_ORIGIN, capBy: "" };
 export const EMPTY_TTL: Setting = { name: "emptyTtl", def: "off", kind: KIND_ON_OFF, capBy: "" };
-export const TIMEOUT_MS: Setting = { name: "timeoutMs", def: "10000", kind: KIND_MILLIS, capBy: "" };
+export const TIMEOUT_MS: Setting = { name: "timeoutMs", def: "0", kind: KIND_MILLIS, capBy: "" };
 
 /** A setting's name: the data-* attribute as the DOMStringMap names it. */
 export type SettingName = "ttlMs" | "maxTtlMs" | "tripStatuses" | "tripWindowMs" | "tripMinFailures" | "tripBurstMs" | "halfOpenMs" | "stale" | "staleMaxMs" | "coalesce" | "negativeCache" | "cooldown" | "probe" | "idempotency" | "emptyTtl" | "timeoutMs";
@@ -84,7 +84,7 @@ export interface Options {
   idempotency: boolean;
   /** Cache GETs that keep answering empty for longer (60 s after 3, 120 s after 5). Opt-in. data-empty-ttl, default off. */
   emptyTtl: boolean;
-  /** The deadline of an in-scope request, until its answer's headers (a call's own `timeout` overrides it). data-timeout-ms, default 10000. */
+  /** A deadline for every in-scope request, until its answer's headers (a call's own `timeout` overrides it); 0: none. data-timeout-ms, default 0. */
   timeoutMs: number;
 }
 
@@ -108,6 +108,5 @@ export const LEDGER_KEY = "gateway_idempotency_v1";
 /** The methods whose requests carry an Idempotency-Key (idempotency.Methods): until Go runs, the gate holds them for their key. */
 export const KEYED_METHODS: readonly string[] = ["POST", "PUT", "PATCH", "DELETE"];
 
-/** The deadline (TIMEOUT_MS): a request past it fails as TIMEOUT_STATUS; one unanswered HANG_NOTICE_MS when the page goes away, with nothing answered since, arms TIMEOUT_STATUS for one deadline (internal/guard HangNoticeMs). */
+/** A deadline the app set (TIMEOUT_MS, a call's timeout): a request past it fails as TIMEOUT_STATUS (internal/guard DefaultTimeoutMs). */
 export const TIMEOUT_STATUS = 504;
-export const HANG_NOTICE_MS = 1000;

@@ -97,6 +97,9 @@ export function describe(input: RequestInfo | URL, init: RequestInit | undefined
     const s = String(v);
     if (s !== OPTION_DEFAULTS[name]) headers += `:${name}: ${s}\n`;
   }
+  // A call's own deadline: calls whose deadlines differ are not merged (each caller keeps its own).
+  const timeout = (init as { timeout?: unknown } | undefined)?.timeout;
+  if (timeout !== undefined) headers += `:timeout: ${String(timeout)}\n`;
   const signal = init && "signal" in init ? signalOf(init) : (req?.signal ?? undefined);
   const body = init?.body;
   const oneShotBody = typeof ReadableStream !== "undefined" && body instanceof ReadableStream;

@@ -39,9 +39,9 @@ export interface Diagnostics {
 /** fetch's init, and the module's one option of its own. */
 export interface GatewayRequestInit extends RequestInit {
   /**
-   * The deadline of an in-scope request, in ms until its answer's headers
-   * (default `data-timeout-ms`, 10 000), or `false` for none. Past it the
-   * request is aborted, the promise rejects with a `TimeoutError` (a
+   * A deadline for this in-scope request, in ms until its answer's headers,
+   * or `false` for none (default `data-timeout-ms`: none unless set). Past it
+   * the request is aborted, the promise rejects with a `TimeoutError` (a
    * DOMException, as fetch's for `AbortSignal.timeout`), and the circuit
    * counts it as the gateway's 504.
    */

@@ -28,6 +28,8 @@ interface Sent {
   url: string;
   method: string;
   headers: Headers;
+  /** The signal the shim passed to fetch (none: the caller's init had none and no deadline applies). */
+  signal: AbortSignal | undefined;
   answer(res: Response): void;
 }
 
@@ -49,7 +51,7 @@ class FakeNetwork {
         settle?.resolve(res);
         settle = null;
       };
-      this.sent.push({ url: req.url, method: req.method, headers: req.headers, answer });
+      this.sent.push({ url: req.url, method: req.method, headers: req.headers, signal: init?.signal ?? undefined, answer });
       for (const w of this.waiting.splice(0)) w();
     })) as typeof fetch;
 
@@ -110,6 +112,37 @@ test("Join: an identical request in flight is shared", async () => {
   assert.equal(await (await b).text(), "shared");
   assert.equal(net.sent.length, 1);
   assert.equal(gc.metrics().coalesced, 1);
+});
+
+test("slow is not down: by default no deadline — a request answered late is answered, nothing aborts it, nothing is armed", async () => {
+  const { gc, net } = await boot();
+  assert.equal(gc.options?.timeoutMs, 0, "no deadline unless the app sets one");
+  const quiet = gc.fetch("/api/report"); // the quiet path
+  const own = gc.fetch("/api/export", decided); // through Go
+  await eventually(() => net.sent.length === 2);
+  const [a, b] = net.sent as [Sent, Sent];
+  assert.equal(a.signal, undefined, "no signal of the module's on a call that had none");
+  assert.equal(b.signal, undefined);
+  await new Promise((r) => setTimeout(r, 100));
+  a.answer(new Response("late"));
+  b.answer(new Response("later"));
+  assert.equal(await (await quiet).text(), "late");
+  assert.equal(await (await own).text(), "later");
+  assert.equal(gc.read(), null);
+  assert.equal(gc.metrics().network, 2);
+});
+
+test("coalescing keeps each caller's deadline: identical GETs whose deadlines differ are not merged", async () => {
+  const { gc, net } = await boot({ timeoutMs: "50" });
+  const bounded = gc.fetch("/api/j", decided);
+  const patient = gc.fetch("/api/j", { ...decided, timeout: false } as RequestInit);
+  const twin = gc.fetch("/api/j", decided); // the same deadline as the first: shared with it
+  await eventually(() => net.sent.length === 2);
+  await assert.rejects(bounded, { name: "TimeoutError" });
+  await assert.rejects(twin, { name: "TimeoutError" });
+  net.sent[1]!.answer(new Response("patient"));
+  assert.equal(await (await patient).text(), "patient");
+  assert.equal(net.sent.length, 2);
 });
 
 test("Open and Changed: a trip status arms the circuit, subscribers hear of it, the next call is answered open", async () => {

@@ -55,7 +55,7 @@ async function page(phase: Phase, attrs: Record<string, string>, stored: Record<
   const data: DataAttributes = { wasm: "/m.wasm", scope: "/api/", ...attrs };
   const { options } = readOptions(data, base);
   if (phase === "stand-in" || phase === "stand-in fallback" || phase === "stand-in, then Go") {
-    const early = createEarly(net, storage, data, base);
+    const early = createEarly(net, storage, data, base, Date.now);
     if (phase === "stand-in fallback") early.fail("test: the facade's file failed");
     const goes = async () => {
       if (phase !== "stand-in, then Go") return;
