@@ -17,7 +17,7 @@ PUBLIC_GO := cooldown emptyttl fnv idempotency jsontext line lru mode negcache p
 GO_SRC := $(shell find $(PUBLIC_GO) internal wasm -name '*.go' -not -name '*_test.go') go.mod $(wildcard go.sum)
 JS_SRC := $(shell find js/src -name '*.ts' -not -name '*.test.ts')
 
-.PHONY: all build build-product deps chromium demo test check test-go test-wasm test-js test-boundary e2e bench clean
+.PHONY: all build build-product deps system-deps install build-all chromium demo test check test-go test-wasm test-js test-boundary e2e bench clean
 
 all: build
 
@@ -84,9 +84,22 @@ dist/gateway-circuit.d.ts: js/gateway-circuit.d.ts dist/gateway-circuit.js
 demo: build
 	build/gateway -addr $(ADDR) -root .
 
-# Every test: host Go, Go under wasm (node), JS units, Chromium e2e (the
-# fault tests with the fault wasm among them), a short fuzz and soak pass.
-test: test-go test-demo test-wasm test-js test-boundary e2e fuzz-ci soak-short test-edge
+# Every test, stage by stage (tools/stages.mjs: each stage runs to its end,
+# then a table of each stage's wall time and the slowest test files): the
+# installs, the builds, host Go, Go under wasm (node), JS units, the wasm
+# through the shim, the e2e suites (once in Chromium, and the ones that can
+# differ per engine in Firefox and WebKit beside it), a short fuzz and soak
+# pass, the edge and the server ledger.
+TEST_STAGES := install build-all test-go test-demo test-wasm test-js test-boundary e2e fuzz-ci soak-short test-edge test-ledger
+test:
+	@node tools/stages.mjs $(TEST_STAGES)
+
+# What the test stages need from outside, installed once: Debian's packages
+# (one apt-get for all that are missing, when root), the npm packages.
+install: system-deps node_modules/.stamp nextjs-deps
+
+# Everything the test stages build (each is cached: a stamp or the file).
+build-all: build build-faultwasm nextjs-build fresh-app-build edge-build dist/gateway-circuit.wasm build/wasm_exec.js
 
 # The fast subset, for every change: vet, host Go, Go under wasm, the JS
 # units, and the built wasm through the real shim (no browser).
@@ -109,7 +122,7 @@ build/wasmtest/gostorage.mjs: js/src/gostorage.ts js/src/storage.ts js/src/abi.g
 
 test-js: node_modules/.stamp build/wasm_exec.js
 	$(ESBUILD) $$(find js/src -name '*.test.ts') --bundle --platform=node --format=esm --target=node20 --log-level=warning --outdir=build/jstest --out-extension:.js=.mjs
-	node --expose-gc --test build/jstest/
+	node tools/test-files.mjs js --expose-gc --test-force-exit build/jstest/
 	node_modules/.bin/tsc -p js/typecheck
 
 # The built wasm driven through the real shim in Node, against a fake
@@ -117,7 +130,7 @@ test-js: node_modules/.stamp build/wasm_exec.js
 # every phase compared with Go (js/test/phases.test.ts).
 test-boundary: dist/gateway-circuit.wasm build/wasm_exec.js node_modules/.stamp
 	$(ESBUILD) js/test/boundary.test.ts js/test/phases.test.ts --bundle --platform=node --format=esm --target=node20 --log-level=warning --outdir=build/boundary --out-extension:.js=.mjs
-	node --expose-gc --test --test-force-exit build/boundary/
+	node tools/test-files.mjs boundary --expose-gc --test-force-exit build/boundary/
 
 # All of e2e/: the fault, Next.js and nginx tests once, then the rest once
 # per engine (e2e/engines.mk).
@@ -138,6 +151,21 @@ bench: build build/bench/manifest.json build/bench/cockatiel.js chromium
 
 clean: nextjs-clean js-clean
 	rm -rf dist build
+
+# Debian's packages the tests use, those missing installed in one apt-get
+# (as root; else the command to run is printed). Each suite's own target
+# (chromium, engines, nginx, postgresql) checks for its part again.
+SYSTEM_DEPS := /usr/bin/chromium:chromium /usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc:fonts-noto-cjk /usr/bin/firefox-esr:firefox-esr \
+  /usr/bin/WebKitWebDriver:webkit2gtk-driver /usr/bin/xvfb-run:xvfb /usr/bin/xauth:xauth /usr/sbin/nginx:nginx
+system-deps:
+	@missing=""; for d in $(SYSTEM_DEPS); do [ -e "$${d%%:*}" ] || missing="$$missing $${d##*:}"; done; \
+	[ -n "$(PG_INITDB)" ] || [ -n "$$LEDGER_PG_DSN" ] || missing="$$missing postgresql"; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing Debian's$$missing"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	  else echo "missing:$$missing: run 'sudo apt-get install$$missing'" >&2; exit 1; fi; \
+	fi
 
 # Targets kept beside what they build (each file lists its own).
 -include bench/bench.mk

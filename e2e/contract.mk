@@ -13,4 +13,4 @@ CONTRACT_ONLY ?=
 .PHONY: e2e-contract
 
 e2e-contract: dist/manifest.json chromium
-	CONTRACT_ONLY='$(CONTRACT_ONLY)' node --test --test-concurrency=1 e2e/contract.test.mjs
+	CONTRACT_ONLY='$(CONTRACT_ONLY)' node tools/test-files.mjs contract --test-concurrency=1 e2e/contract.test.mjs

@@ -1,7 +1,9 @@
 # The e2e suites in three engines (e2e/driver/): Chromium, Firefox ESR, WebKitGTK.
 #
-#   make e2e-engines      every portable suite once per engine in E2E_ENGINES, the engines
-#                         side by side (e.g. make e2e-engines E2E_ENGINES=webkit); WebKit under xvfb-run
+#   make e2e-engines      the portable suites once per engine in E2E_ENGINES, the engines
+#                         side by side (e.g. make e2e-engines E2E_ENGINES=webkit); WebKit under xvfb-run:
+#                         Chromium runs every portable suite, Firefox and WebKit the ones that can
+#                         differ between engines (E2E_CROSS)
 #   make e2e-once         the suites that run once: on Playwright/Chromium, or with no browser (E2E_ONCE)
 #   make engines          the browsers: Debian's firefox-esr, webkit2gtk-driver, xvfb
 #                         (and chromium), installed when root and absent
@@ -13,6 +15,14 @@ E2E_ENGINES ?= chromium firefox webkit
 E2E_ONCE := e2e/faults.test.mjs e2e/nextjs.test.mjs e2e/nginx.test.mjs e2e/behind-nginx.test.mjs \
   e2e/docs.test.mjs e2e/package.test.mjs e2e/fresh-app.test.mjs e2e/standin.test.mjs
 E2E_PORTABLE = $(filter-out $(E2E_ONCE),$(sort $(shell find e2e -name '*.test.mjs')))
+# What can differ between engines, run in Firefox and WebKit too: the fetch
+# contract (streams, aborts, bodies), the F5/outage and slow rows of the
+# matrix, the stored circuit across reloads and tabs (circuit), frames, the
+# back/forward cache, storage and the clock (respect), and the driver itself.
+# The rest (coalescing, the 429 pauses, stale copies, idempotency, the storm
+# chart) is decided in Go, the same in every engine: Chromium only.
+E2E_CROSS := e2e/contract.test.mjs e2e/matrix.test.mjs e2e/circuit.test.mjs e2e/respect.test.mjs e2e/driver/driver.test.mjs
+
 FIREFOX ?= /usr/bin/firefox-esr
 WEBKIT_WEBDRIVER ?= /usr/bin/WebKitWebDriver
 # MiniBrowser needs an X display; 24-bit, so its screenshots look like the others'.
@@ -36,7 +46,8 @@ engines: chromium
 # the end, its output in build/e2e/<engine>.log, shown in order when all are
 # done; the target fails if any engine failed.
 E2E_PARALLEL ?= 1
-E2E_RUN = node --test --test-concurrency=1 $(E2E_PORTABLE)
+E2E_RUN = node tools/test-files.mjs $$engine --test-concurrency=1 \
+  $$(if [ $$engine = chromium ]; then echo $(E2E_PORTABLE); else echo $(filter $(E2E_CROSS),$(E2E_PORTABLE)); fi)
 e2e-engines: build engines
 	@mkdir -p build/e2e; for engine in $(E2E_ENGINES); do \
 	  ( start=$$(date +%s); \
@@ -47,10 +58,10 @@ e2e-engines: build engines
 	done; wait; \
 	failed=""; for engine in $(E2E_ENGINES); do \
 	  read rc secs < build/e2e/$$engine.rc; cat build/e2e/$$engine.log; \
-	  echo "e2e in $$engine: exit $$rc after $$secs s ($(E2E_PORTABLE))"; \
+	  echo "e2e in $$engine: exit $$rc after $$secs s"; \
 	  [ "$$rc" = 0 ] || failed="$$failed $$engine"; \
 	done; \
 	if [ -n "$$failed" ]; then echo "e2e: FAILED in:$$failed (logs in build/e2e/)" >&2; exit 1; fi
 
 e2e-once: build build-faultwasm nextjs-build chromium nginx
-	node --test --test-concurrency=1 $(E2E_ONCE)
+	node tools/test-files.mjs e2e-once --test-concurrency=1 $(E2E_ONCE)

@@ -30,7 +30,7 @@ $(FRESH_APP)-csp/.build-stamp: $(FRESH_APP_SRC) js/dist/.stamp
 fresh-app-build: $(FRESH_APP)/.build-stamp $(FRESH_APP)-csp/.build-stamp
 
 e2e-fresh-app: build fresh-app-build chromium nginx
-	node --test e2e/fresh-app.test.mjs
+	node tools/test-files.mjs fresh-app e2e/fresh-app.test.mjs
 
 # The suite is one of E2E_ONCE (e2e/engines.mk).
 e2e-once: fresh-app-build

@@ -191,8 +191,11 @@ const ROWS = [
       s.out.failed = (await s.settled()).error;
       s.out.overlay = await s.page.evaluate(() => overlayEver());
       s.out.note = `data at ${((Date.now() - start) / 1000).toFixed(1)} s`;
-      await s.reload(); // the next load is as without the module: every card asked again
-      s.out.failed += (await s.settled()).error;
+      // F5: the next load is as without the module, every card asked again (the quick ones are enough to tell).
+      await s.reload();
+      let quick = { success: 0 };
+      for (const end = Date.now() + 5000; quick.success < 9 && Date.now() < end; await sleep(100)) quick = await s.page.evaluate(() => countsOf("/api/items/"));
+      s.out.failed += 9 - quick.success;
       s.out.overlay ||= await s.page.evaluate(() => overlayEver());
     },
     check: (m) => assert.equal(m.overlay, false, "no outage screen: the API is only slow"),

@@ -17,7 +17,7 @@ nginx:
 	fi
 
 e2e-nginx: nginx node_modules/.stamp
-	NGINX=$(NGINX) node --test e2e/nginx.test.mjs
+	NGINX=$(NGINX) node tools/test-files.mjs nginx e2e/nginx.test.mjs
 
 # make e2e runs every e2e/*.test.mjs, the nginx ones among them.
 e2e: nginx

@@ -41,7 +41,7 @@ build/faults/gateway-circuit.wasm: $(GO_SRC) $(wildcard wasm/*.go)
 build-faultwasm: build/faults/gateway-circuit.wasm
 
 e2e-faults: build build-faultwasm chromium
-	node --test --test-concurrency=1 e2e/faults.test.mjs
+	node tools/test-files.mjs faults --test-concurrency=1 e2e/faults.test.mjs
 
 soak: build chromium
 	SOAK_REQUESTS=$(SOAK_REQUESTS) SOAK_SEED=$(SOAK_SEED) SOAK_TTL_MS=$(SOAK_TTL_MS) node e2e/soak.mjs

@@ -58,7 +58,7 @@ test-edge-go:
 	@test "$$($(GO) list -m all)" = "github.com/gatewaycircuit/gatewaycircuit" || { echo "the root module has requirements:"; $(GO) list -m all; exit 1; }
 
 test-edge-workerd: edge-build
-	node --test --test-concurrency=1 edge/test/*.test.mjs
+	node tools/test-files.mjs edge-workerd --test-concurrency=1 edge/test/*.test.mjs
 
 bench-edge: edge-build
 	node edge/bench.mjs
@@ -66,4 +66,4 @@ bench-edge: edge-build
 # The browser module through the edge, in Chromium (the demo build, the
 # demo gateway as upstream).
 test-edge-browser: build edge-build chromium
-	node --test --test-concurrency=1 edge/e2e/
+	node tools/test-files.mjs edge-browser --test-concurrency=1 edge/e2e/

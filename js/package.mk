@@ -21,7 +21,7 @@ js/dist/.stamp: $(JS_PACKAGE_SRC) dist/manifest.json node_modules/.stamp
 	@touch $@
 
 e2e-package: chromium node_modules/.stamp
-	node --test e2e/package.test.mjs
+	node tools/test-files.mjs package e2e/package.test.mjs
 
 js-clean:
 	rm -rf js/dist

@@ -24,7 +24,5 @@ postgresql:
 test-ledger: postgresql
 	cd ledger && $(GO) vet ./... && $(GO) test -count=1 ./...
 
-test: test-ledger
-
 bench-ledger: postgresql
 	cd ledger && $(GO) test -run '^$$' -bench Overhead -benchtime 2000x -count 1 . | grep -E 'Overhead|^ok'

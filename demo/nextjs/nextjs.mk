@@ -34,7 +34,7 @@ $(foreach a,$(NEXTJS_APPS),$(eval $(call NEXTJS_APP_RULE,$(a))))
 nextjs-build: $(foreach a,$(NEXTJS_APPS),$(NEXTJS_DIR)/$(a)/.build-stamp)
 
 e2e-nextjs: build nextjs-build chromium
-	node --test --test-concurrency=1 e2e/nextjs.test.mjs
+	node tools/test-files.mjs nextjs --test-concurrency=1 e2e/nextjs.test.mjs
 
 nextjs-clean:
 	rm -rf $(foreach a,$(NEXTJS_APPS),$(NEXTJS_DIR)/$(a)/.next $(NEXTJS_DIR)/$(a)/public/_gc $(NEXTJS_DIR)/$(a)/.build-stamp)

@@ -202,3 +202,17 @@ func TestPolicyValidateNamesTheField(t *testing.T) {
 		}
 	}
 }
+
+func TestDeadlineIsNoPartOfTheKeyButOfTheFlight(t *testing.T) {
+	p := coalesce.Policy{}.WithDefaults()
+	plain := []coalesce.Header{{Name: "accept", Value: "application/json"}}
+	own := append(plain, coalesce.Header{Name: coalesce.DeadlineHeader, Value: "false"})
+	k1, _ := p.Key("GET", "https://api.test/users", plain)
+	k2, _ := p.Key("GET", "https://api.test/users", own)
+	if k1 != k2 {
+		t.Fatalf("a call's deadline changed the request's key: %q vs %q", k1, k2)
+	}
+	if coalesce.FlightKey(k1, plain) != k1 || coalesce.FlightKey(k2, own) == k1 {
+		t.Fatalf("FlightKey(%q) = %q, (%q) = %q: calls whose deadlines differ must not share a flight", k1, coalesce.FlightKey(k1, plain), k2, coalesce.FlightKey(k2, own))
+	}
+}

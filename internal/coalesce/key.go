@@ -13,6 +13,23 @@ import (
 // any case, values of the same name already combined.
 type Header struct{ Name, Value string }
 
+// DeadlineHeader is the pseudo-header in which the JS glue passes a call's
+// own deadline (its `timeout` option). It is no part of a request's key — the
+// request is the same — but calls whose deadlines differ never share a
+// flight (FlightKey), so that each caller keeps its own.
+const DeadlineHeader = ":timeout"
+
+// FlightKey is the key under which a request with key shares a flight: the
+// key, and the deadline its caller gave, if any.
+func FlightKey(key string, headers []Header) string {
+	for _, h := range headers {
+		if h.Name == DeadlineHeader {
+			return key + "\n" + DeadlineHeader + ": " + h.Value
+		}
+	}
+	return key
+}
+
 // credentials are the headers whose values never appear in a key: they are
 // replaced by a hash, so that keys can be logged and shown.
 var credentials = []string{"authorization", "cookie", "proxy-authorization"}
@@ -36,7 +53,7 @@ func (p Policy) Key(method, url string, headers []Header) (string, bool) {
 	lines := make([]string, 0, len(headers))
 	for _, h := range headers {
 		name := text.Lower(text.TrimSpace(h.Name))
-		if name == "" || slices.Contains(p.Ignore, name) {
+		if name == "" || name == DeadlineHeader || slices.Contains(p.Ignore, name) {
 			continue
 		}
 		value := text.TrimSpace(h.Value)

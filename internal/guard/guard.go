@@ -114,6 +114,7 @@ const ScoutBit = 1 << 31
 type ticket struct {
 	svc     string // cooldown service
 	key     string // coalesce / negcache / stale key; "" = not keyed (not a GET)
+	shareAs string // the flight it shares: key, and its caller's own deadline (coalesce.FlightKey)
 	flight  uint32 // coalesced flight led by this request
 	probe   uint32 // the probe id when this request is the probe
 	scout   uint32 // the scout id when this request is the open circuit's scout
@@ -336,7 +337,7 @@ func (g *Guard) Begin(nowMs int64, method, url, headers string) Answer {
 				return Answer{Kind: Cached, Copy: c}
 			}
 		}
-		id, leader := g.flights.Join(key)
+		id, leader := g.flights.Join(t.shareAs)
 		if !leader {
 			g.metrics.Add(metrics.Coalesced)
 			return Answer{Kind: Join, Flight: id}
@@ -357,7 +358,9 @@ func (g *Guard) ticketFor(method, url, headers string) (t *ticket, ok bool) {
 	}
 	t = &ticket{svc: cooldown.Service(url, cp.Scope)}
 	if method == "GET" || method == "HEAD" {
-		t.key, _ = g.keyRule.Key(method, url, coalesce.ParseHeaders(headers))
+		hs := coalesce.ParseHeaders(headers)
+		t.key, _ = g.keyRule.Key(method, url, hs)
+		t.shareAs = coalesce.FlightKey(t.key, hs)
 	}
 	return t, true
 }

@@ -286,6 +286,14 @@ func TestGuardScripts(t *testing.T) {
 			{begin: users, headers: "authorization: Bearer b\n", want: guard.Send},
 			{begin: users, want: guard.Join},
 		}},
+		{"calls whose own deadlines differ do not share a flight; the request's key is the same (a failure answered open for both)", guard.Policy{Circuit: scope}, []step{
+			{begin: users, want: guard.Send, as: "a"},
+			{begin: users, headers: ":timeout: false\n", want: guard.Send, as: "patient"},
+			{begin: users, headers: ":timeout: false\n", want: guard.Join},
+			{begin: users, want: guard.Join},
+			{finish: "a", status: 502, wantOut: &guard.Outcome{}, wantArmed: yes},
+			{begin: users, headers: ":timeout: false\n", want: guard.Open},
+		}},
 		{"forget (logout): a request in flight can no longer be joined", guard.Policy{Circuit: scope}, []step{
 			{begin: users, want: guard.Send, as: "alice"},
 			{forget: true},

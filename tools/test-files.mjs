@@ -1,0 +1,26 @@
+// Runs node --test on each file (or directory) given, one after another, as
+// `node --test FLAGS FILE`; its TAP goes to stdout and to
+// build/tap/RUN@FILE.tap (make test's table reads the duration and the
+// counts from there). Every file runs; exits 1 when any failed.
+//
+//   node tools/test-files.mjs RUN [--node-flag...] FILE...
+
+import { spawnSync } from "node:child_process";
+import { mkdirSync } from "node:fs";
+
+const [run, ...args] = process.argv.slice(2);
+const flags = args.filter((a) => a.startsWith("--"));
+const files = args.filter((a) => !a.startsWith("--"));
+mkdirSync("build/tap", { recursive: true });
+const failed = [];
+for (const file of files) {
+  const tap = `build/tap/${run}@${file.replace(/\/$/, "").replace(/\//g, "~")}.tap`;
+  const r = spawnSync(
+    process.execPath,
+    ["--test", "--test-reporter=tap", "--test-reporter-destination=stdout", "--test-reporter=tap", `--test-reporter-destination=${tap}`, ...flags, file],
+    { stdio: "inherit" },
+  );
+  if (r.status !== 0) failed.push(file);
+}
+if (failed.length) console.error(`${run}: failed: ${failed.join(" ")}`);
+process.exit(failed.length ? 1 : 0);
