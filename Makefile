@@ -132,9 +132,6 @@ test-boundary: dist/gateway-circuit.wasm build/wasm_exec.js node_modules/.stamp
 	$(ESBUILD) js/test/boundary.test.ts js/test/phases.test.ts --bundle --platform=node --format=esm --target=node20 --log-level=warning --outdir=build/boundary --out-extension:.js=.mjs
 	node tools/test-files.mjs boundary --expose-gc --test-force-exit build/boundary/
 
-# All of e2e/: the fault, Next.js and nginx tests once, then the rest once
-# per engine (e2e/engines.mk).
-e2e: e2e-once e2e-engines
 
 # The floor program and Go's wasm_exec.js, packed like dist/, for make bench.
 build/bench/manifest.json: wasm/floor/main.go $(WASM_EXEC) tools/pack-dist.mjs

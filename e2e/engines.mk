@@ -5,6 +5,7 @@
 #                         Chromium runs every portable suite, Firefox and WebKit the ones that can
 #                         differ between engines (E2E_CROSS)
 #   make e2e-once         the suites that run once: on Playwright/Chromium, or with no browser (E2E_ONCE)
+#   make e2e              both, side by side: e2e-once and one lane per engine
 #   make engines          the browsers: Debian's firefox-esr, webkit2gtk-driver, xvfb
 #                         (and chromium), installed when root and absent
 #
@@ -42,26 +43,35 @@ engines: chromium
 	  else echo "missing:$$missing: run 'sudo apt-get install$$missing'" >&2; exit 1; fi; \
 	fi
 
-# The engines run side by side (E2E_PARALLEL=0: one after another), each to
-# the end, its output in build/e2e/<engine>.log, shown in order when all are
-# done; the target fails if any engine failed.
+# Each lane runs to its end, its output in build/e2e/<lane>.log, shown in
+# order when all are done; the target fails if any lane failed. The lanes run
+# side by side (E2E_PARALLEL=0: one after another): a lane is an engine, or
+# "once" (E2E_ONCE in Chromium).
 E2E_PARALLEL ?= 1
-E2E_RUN = node tools/test-files.mjs $$engine --test-concurrency=1 \
-  $$(if [ $$engine = chromium ]; then echo $(E2E_PORTABLE); else echo $(filter $(E2E_CROSS),$(E2E_PORTABLE)); fi)
+E2E_LANES ?= $(E2E_ENGINES)
+E2E_RUN = node tools/test-files.mjs $$lane --test-concurrency=1 \
+  $$(if [ $$lane = chromium ]; then echo $(E2E_PORTABLE); else echo $(filter $(E2E_CROSS),$(E2E_PORTABLE)); fi)
 e2e-engines: build engines
-	@mkdir -p build/e2e; for engine in $(E2E_ENGINES); do \
+	@mkdir -p build/e2e; for lane in $(E2E_LANES); do \
 	  ( start=$$(date +%s); \
-	    if [ $$engine = webkit ]; then E2E_ENGINE=webkit $(XVFB_RUN) $(E2E_RUN); \
-	    else E2E_ENGINE=$$engine $(E2E_RUN); fi > build/e2e/$$engine.log 2>&1; \
-	    echo "$$? $$(( $$(date +%s) - start ))" > build/e2e/$$engine.rc ) & \
+	    case $$lane in \
+	      once) node tools/test-files.mjs e2e-once --test-concurrency=1 $(E2E_ONCE);; \
+	      webkit) E2E_ENGINE=webkit $(XVFB_RUN) $(E2E_RUN);; \
+	      *) E2E_ENGINE=$$lane $(E2E_RUN);; \
+	    esac > build/e2e/$$lane.log 2>&1; \
+	    echo "$$? $$(( $$(date +%s) - start ))" > build/e2e/$$lane.rc ) & \
 	  [ "$(E2E_PARALLEL)" = 1 ] || wait; \
 	done; wait; \
-	failed=""; for engine in $(E2E_ENGINES); do \
-	  read rc secs < build/e2e/$$engine.rc; cat build/e2e/$$engine.log; \
-	  echo "e2e in $$engine: exit $$rc after $$secs s"; \
-	  [ "$$rc" = 0 ] || failed="$$failed $$engine"; \
+	failed=""; for lane in $(E2E_LANES); do \
+	  read rc secs < build/e2e/$$lane.rc; cat build/e2e/$$lane.log; \
+	  echo "e2e lane $$lane: exit $$rc after $$secs s"; \
+	  [ "$$rc" = 0 ] || failed="$$failed $$lane"; \
 	done; \
 	if [ -n "$$failed" ]; then echo "e2e: FAILED in:$$failed (logs in build/e2e/)" >&2; exit 1; fi
+
+# All of e2e/: the suites that run once, beside the engines' (four lanes).
+e2e: build build-faultwasm nextjs-build fresh-app-build engines nginx
+	@$(MAKE) --no-print-directory e2e-engines E2E_LANES="once $(E2E_ENGINES)"
 
 e2e-once: build build-faultwasm nextjs-build chromium nginx
 	node tools/test-files.mjs e2e-once --test-concurrency=1 $(E2E_ONCE)

@@ -22,7 +22,7 @@ $(FRESH_APP)/.build-stamp: $(FRESH_APP_SRC) js/dist/.stamp
 	cd $(FRESH_APP) && NEXT_TELEMETRY_DISABLED=1 npm run --silent build
 	@touch $@
 
-$(FRESH_APP)-csp/.build-stamp: $(FRESH_APP_SRC) js/dist/.stamp
+$(FRESH_APP)-csp/.build-stamp: $(FRESH_APP_SRC) js/dist/.stamp | $(FRESH_APP)/.build-stamp
 	node e2e/fixtures/setup-fresh-app.mjs $(FRESH_APP)-csp --csp
 	cd $(FRESH_APP)-csp && NEXT_TELEMETRY_DISABLED=1 npm run --silent build
 	@touch $@

@@ -17,12 +17,23 @@ export async function launch() {
   if (!process.env.DISPLAY) throw new Error("WebKit (MiniBrowser) needs a display: run the tests under `xvfb-run -a`");
   const contexts = new Set();
   let version = null;
-  const newContext = async () => {
-    // One more try when MiniBrowser did not start (the display, not the page): said on stderr.
-    const session = await startSession().catch((e) => {
+  // One more try when MiniBrowser did not start (the display, not the page): said on stderr.
+  const start = () =>
+    startSession().catch((e) => {
       console.error(`webkit: ${e.message}; starting another`);
       return startSession();
     });
+  // A browser takes seconds to start, and suites open a context per test: the
+  // next one starts while the current one is used (a fresh profile still).
+  let spare = null;
+  const take = () => {
+    const next = spare ?? start();
+    spare = start();
+    spare.catch(() => {}); // its failure is seen by the one who takes it
+    return next;
+  };
+  const newContext = async () => {
+    const session = await take();
     version ??= (await session.driver.getCapabilities()).get("browserVersion");
     contexts.add(session);
     const pages = [];
@@ -46,7 +57,10 @@ export async function launch() {
     version,
     newContext,
     close: async () => {
+      const left = spare;
+      spare = null;
       await Promise.all([...contexts].map((s) => s.quit()));
+      await left?.then((s) => s.quit(), () => {});
     },
   };
 }
