@@ -13,7 +13,7 @@ CHROMIUM ?= /usr/bin/chromium
 
 # The product's public packages: the rules the browser's wasm, the edge and
 # the Go server's ledger share (the edge module imports no internal/).
-PUBLIC_GO := cooldown emptyttl fnv idempotency jsontext line lru mode negcache policyerr retryafter stale text
+PUBLIC_GO := idempotency policy
 GO_SRC := $(shell find $(PUBLIC_GO) internal wasm -name '*.go' -not -name '*_test.go') go.mod $(wildcard go.sum)
 JS_SRC := $(shell find js/src -name '*.ts' -not -name '*.test.ts')
 

@@ -7,9 +7,9 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"github.com/gatewaycircuit/gatewaycircuit/fnv"
-	"github.com/gatewaycircuit/gatewaycircuit/jsontext"
-	"github.com/gatewaycircuit/gatewaycircuit/text"
+	"github.com/gatewaycircuit/gatewaycircuit/policy/fnv"
+	"github.com/gatewaycircuit/gatewaycircuit/policy/jsontext"
+	"github.com/gatewaycircuit/gatewaycircuit/policy/text"
 )
 
 // Defaults for Limits, applied in Limits.withDefaults.

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/gatewaycircuit/gatewaycircuit/idempotency"
-	"github.com/gatewaycircuit/gatewaycircuit/policyerr"
+	"github.com/gatewaycircuit/gatewaycircuit/policy/policyerr"
 )
 
 func TestDecide(t *testing.T) {

@@ -3,7 +3,7 @@ package idempotency
 import (
 	"errors"
 
-	"github.com/gatewaycircuit/gatewaycircuit/policyerr"
+	"github.com/gatewaycircuit/gatewaycircuit/policy/policyerr"
 )
 
 // Record states.

@@ -19,7 +19,7 @@ import (
 	"github.com/gatewaycircuit/gatewaycircuit/internal/idempotency"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/jsbridge"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/metrics"
-	"github.com/gatewaycircuit/gatewaycircuit/line"
+	"github.com/gatewaycircuit/gatewaycircuit/policy/line"
 )
 
 var (

@@ -31,15 +31,15 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gatewaycircuit/gatewaycircuit/cooldown"
+	"github.com/gatewaycircuit/gatewaycircuit/policy/cooldown"
 	"github.com/gatewaycircuit/gatewaycircuit/edge/origin"
 	"github.com/gatewaycircuit/gatewaycircuit/edge/sqldb"
 	"github.com/gatewaycircuit/gatewaycircuit/edge/stats"
-	"github.com/gatewaycircuit/gatewaycircuit/emptyttl"
-	"github.com/gatewaycircuit/gatewaycircuit/mode"
-	"github.com/gatewaycircuit/gatewaycircuit/negcache"
-	"github.com/gatewaycircuit/gatewaycircuit/retryafter"
-	"github.com/gatewaycircuit/gatewaycircuit/stale"
+	"github.com/gatewaycircuit/gatewaycircuit/policy/emptyttl"
+	"github.com/gatewaycircuit/gatewaycircuit/policy/mode"
+	"github.com/gatewaycircuit/gatewaycircuit/policy/negcache"
+	"github.com/gatewaycircuit/gatewaycircuit/policy/retryafter"
+	"github.com/gatewaycircuit/gatewaycircuit/policy/stale"
 )
 
 // Response headers the edge adds.

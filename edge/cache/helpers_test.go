@@ -5,7 +5,7 @@ package cache_test
 import (
 	"runtime"
 
-	"github.com/gatewaycircuit/gatewaycircuit/emptyttl"
+	"github.com/gatewaycircuit/gatewaycircuit/policy/emptyttl"
 )
 
 type emptyStep = emptyttl.Step

@@ -5,9 +5,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gatewaycircuit/gatewaycircuit/emptyttl"
-	"github.com/gatewaycircuit/gatewaycircuit/mode"
-	"github.com/gatewaycircuit/gatewaycircuit/policyerr"
+	"github.com/gatewaycircuit/gatewaycircuit/policy/emptyttl"
+	"github.com/gatewaycircuit/gatewaycircuit/policy/mode"
+	"github.com/gatewaycircuit/gatewaycircuit/policy/policyerr"
 )
 
 // Defaults, applied in one place: Policy.WithDefaults.

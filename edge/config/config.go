@@ -17,7 +17,7 @@ import (
 	"github.com/gatewaycircuit/gatewaycircuit/edge/cache"
 	"github.com/gatewaycircuit/gatewaycircuit/edge/origin"
 	"github.com/gatewaycircuit/gatewaycircuit/idempotency"
-	"github.com/gatewaycircuit/gatewaycircuit/policyerr"
+	"github.com/gatewaycircuit/gatewaycircuit/policy/policyerr"
 )
 
 // ErrInvalid is the sentinel for a configuration that fails Validate.

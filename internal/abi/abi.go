@@ -25,7 +25,7 @@ package abi
 
 import (
 	"github.com/gatewaycircuit/gatewaycircuit/internal/guard"
-	"github.com/gatewaycircuit/gatewaycircuit/stale"
+	"github.com/gatewaycircuit/gatewaycircuit/policy/stale"
 )
 
 // MaxFrame bounds a frame, in bytes. A request whose frame would be longer

@@ -29,7 +29,7 @@ type LineField struct {
 
 // Lines reads line/line.go, the declaration of every kind of line.
 func Lines() ([]Line, error) {
-	ds, err := parseStructs("../../line/line.go")
+	ds, err := parseStructs("../../policy/line/line.go")
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +80,7 @@ func GoLines(ls []Line) string {
 	w("\t\"strconv\"")
 	w("\t\"strings\"")
 	w()
-	w("\t\"github.com/gatewaycircuit/gatewaycircuit/text\"")
+	w("\t\"github.com/gatewaycircuit/gatewaycircuit/policy/text\"")
 	w(")")
 	for _, l := range ls {
 		w()

@@ -8,7 +8,7 @@ import (
 
 	"github.com/gatewaycircuit/gatewaycircuit/internal/guard"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/store"
-	"github.com/gatewaycircuit/gatewaycircuit/line"
+	"github.com/gatewaycircuit/gatewaycircuit/policy/line"
 )
 
 // TypeScript renders js/src/abi.gen.ts.

@@ -6,7 +6,7 @@ package abi
 // they stay out of the wasm (only the constants in abi.go are linked in).
 
 import (
-	"github.com/gatewaycircuit/gatewaycircuit/emptyttl"
+	"github.com/gatewaycircuit/gatewaycircuit/policy/emptyttl"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/guard"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/idempotency"
 )

@@ -93,7 +93,7 @@ import (
 	"strconv"
 
 	"github.com/gatewaycircuit/gatewaycircuit/internal/store"
-	"github.com/gatewaycircuit/gatewaycircuit/lru"
+	"github.com/gatewaycircuit/gatewaycircuit/policy/lru"
 )
 
 // ErrInvalidArm is the sentinel for an Arm call with a status or TTL it

@@ -8,7 +8,7 @@ import (
 
 	"github.com/gatewaycircuit/gatewaycircuit/internal/circuit"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/store"
-	"github.com/gatewaycircuit/gatewaycircuit/policyerr"
+	"github.com/gatewaycircuit/gatewaycircuit/policy/policyerr"
 )
 
 const (

@@ -5,7 +5,7 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/gatewaycircuit/gatewaycircuit/jsontext"
+	"github.com/gatewaycircuit/gatewaycircuit/policy/jsontext"
 )
 
 // StorageKey is the sessionStorage key the circuit lives under. Existing apps

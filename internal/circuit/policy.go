@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gatewaycircuit/gatewaycircuit/policyerr"
+	"github.com/gatewaycircuit/gatewaycircuit/policy/policyerr"
 )
 
 // Defaults, applied in one place: Policy.WithDefaults. Every knob, its

@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gatewaycircuit/gatewaycircuit/fnv"
+	"github.com/gatewaycircuit/gatewaycircuit/policy/fnv"
 )
 
 // ScoutKey is where an open period the trip rule armed keeps its scouting

@@ -16,9 +16,9 @@ package coalesce
 import (
 	"errors"
 
-	"github.com/gatewaycircuit/gatewaycircuit/mode"
-	"github.com/gatewaycircuit/gatewaycircuit/policyerr"
-	"github.com/gatewaycircuit/gatewaycircuit/text"
+	"github.com/gatewaycircuit/gatewaycircuit/policy/mode"
+	"github.com/gatewaycircuit/gatewaycircuit/policy/policyerr"
+	"github.com/gatewaycircuit/gatewaycircuit/policy/text"
 )
 
 // DefaultIgnore are request headers that never count toward a key: tracing

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/gatewaycircuit/gatewaycircuit/internal/coalesce"
-	"github.com/gatewaycircuit/gatewaycircuit/mode"
-	"github.com/gatewaycircuit/gatewaycircuit/policyerr"
+	"github.com/gatewaycircuit/gatewaycircuit/policy/mode"
+	"github.com/gatewaycircuit/gatewaycircuit/policy/policyerr"
 )
 
 // step is one event on a table; "#n" names the n-th call id seen.

@@ -5,8 +5,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gatewaycircuit/gatewaycircuit/fnv"
-	"github.com/gatewaycircuit/gatewaycircuit/text"
+	"github.com/gatewaycircuit/gatewaycircuit/policy/fnv"
+	"github.com/gatewaycircuit/gatewaycircuit/policy/text"
 )
 
 // Header is one request header as fetch's Headers iterates it: the name in

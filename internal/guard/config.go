@@ -7,10 +7,10 @@ import (
 	"strings"
 
 	"github.com/gatewaycircuit/gatewaycircuit/internal/circuit"
-	"github.com/gatewaycircuit/gatewaycircuit/line"
-	"github.com/gatewaycircuit/gatewaycircuit/mode"
-	"github.com/gatewaycircuit/gatewaycircuit/stale"
-	"github.com/gatewaycircuit/gatewaycircuit/text"
+	"github.com/gatewaycircuit/gatewaycircuit/policy/line"
+	"github.com/gatewaycircuit/gatewaycircuit/policy/mode"
+	"github.com/gatewaycircuit/gatewaycircuit/policy/stale"
+	"github.com/gatewaycircuit/gatewaycircuit/policy/text"
 )
 
 // The configuration pipeline: the script tag's data-* attributes reach Go

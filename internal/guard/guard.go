@@ -14,18 +14,18 @@ package guard
 import (
 	"strings"
 
-	"github.com/gatewaycircuit/gatewaycircuit/cooldown"
-	"github.com/gatewaycircuit/gatewaycircuit/emptyttl"
+	"github.com/gatewaycircuit/gatewaycircuit/policy/cooldown"
+	"github.com/gatewaycircuit/gatewaycircuit/policy/emptyttl"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/circuit"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/coalesce"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/idempotency"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/metrics"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/probe"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/store"
-	"github.com/gatewaycircuit/gatewaycircuit/mode"
-	"github.com/gatewaycircuit/gatewaycircuit/negcache"
-	"github.com/gatewaycircuit/gatewaycircuit/retryafter"
-	"github.com/gatewaycircuit/gatewaycircuit/stale"
+	"github.com/gatewaycircuit/gatewaycircuit/policy/mode"
+	"github.com/gatewaycircuit/gatewaycircuit/policy/negcache"
+	"github.com/gatewaycircuit/gatewaycircuit/policy/retryafter"
+	"github.com/gatewaycircuit/gatewaycircuit/policy/stale"
 )
 
 // Policy is the configuration of every policy, as plain data. The probe's

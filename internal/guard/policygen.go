@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gatewaycircuit/gatewaycircuit/cooldown"
+	"github.com/gatewaycircuit/gatewaycircuit/policy/cooldown"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/circuit"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/idempotency"
 )
@@ -41,7 +41,7 @@ func PolicyTypeScript() string {
 	w("// Code generated from internal/guard (go generate ./internal/guard). DO NOT EDIT.")
 	w("// The policy the shim applies before the wasm runs, as Go publishes it: see")
 	w("// internal/guard/config.go (the attributes), internal/circuit (the stored")
-	w("// circuit) and internal/cooldown (the stored 429 pauses).")
+	w("// circuit) and policy/cooldown (the stored 429 pauses).")
 	w()
 	w("/** How a value of a kind is checked: a whole number (each item of a comma-separated list) from min to max, or one of words. */")
 	w("export interface Kind {")

@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gatewaycircuit/gatewaycircuit/text"
+	"github.com/gatewaycircuit/gatewaycircuit/policy/text"
 )
 
 // The stored ledger is one line per entry, oldest first:

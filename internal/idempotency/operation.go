@@ -3,7 +3,7 @@ package idempotency
 import (
 	"strings"
 
-	"github.com/gatewaycircuit/gatewaycircuit/fnv"
+	"github.com/gatewaycircuit/gatewaycircuit/policy/fnv"
 )
 
 // An operation names what an action does, e.g.

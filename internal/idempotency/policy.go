@@ -5,8 +5,8 @@ import (
 	"strconv"
 
 	idem "github.com/gatewaycircuit/gatewaycircuit/idempotency"
-	"github.com/gatewaycircuit/gatewaycircuit/mode"
-	"github.com/gatewaycircuit/gatewaycircuit/policyerr"
+	"github.com/gatewaycircuit/gatewaycircuit/policy/mode"
+	"github.com/gatewaycircuit/gatewaycircuit/policy/policyerr"
 )
 
 // Defaults, applied in one place: Policy.WithDefaults.

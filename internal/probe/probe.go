@@ -28,8 +28,8 @@ package probe
 import (
 	"errors"
 
-	"github.com/gatewaycircuit/gatewaycircuit/mode"
-	"github.com/gatewaycircuit/gatewaycircuit/policyerr"
+	"github.com/gatewaycircuit/gatewaycircuit/policy/mode"
+	"github.com/gatewaycircuit/gatewaycircuit/policy/policyerr"
 )
 
 // DefaultProbeTimeoutMs is how long a probe may stay unanswered before the

@@ -6,8 +6,8 @@ import (
 	"github.com/gatewaycircuit/gatewaycircuit/internal/circuit"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/probe"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/store"
-	"github.com/gatewaycircuit/gatewaycircuit/mode"
-	"github.com/gatewaycircuit/gatewaycircuit/policyerr"
+	"github.com/gatewaycircuit/gatewaycircuit/policy/mode"
+	"github.com/gatewaycircuit/gatewaycircuit/policy/policyerr"
 )
 
 const (

@@ -30,7 +30,7 @@ export function createApi(current: () => Decider): GatewayCircuit {
         throw new RangeError(`gatewayCircuit.arm: httpStatus must be an integer from 100 to 599, got ${String(httpStatus)}`);
       }
       if (ttlMs !== undefined && !(typeof ttlMs === "number" && ttlMs >= 1 && ttlMs < Infinity)) {
-        throw new RangeError(`gatewayCircuit.arm: ttlMs must be a finite number ≥ 1 (omit it for the default), got ${String(ttlMs)}`);
+        throw new RangeError(`gatewayCircuit.arm: ttlMs must be a number ≥ 1 or omitted, got ${String(ttlMs)}`);
       }
       return current().arm(httpStatus, ttlMs);
     },

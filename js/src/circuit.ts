@@ -242,7 +242,7 @@ export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAt
    * blocked already); Go, when it runs, judges every such answer with its
    * whole rule. One past its deadline failed as a 504.
    */
-  function learnLater(req: Described, p: Promise<Response>, sentAt: number, timedOut: () => boolean, answeredAt = () => 0) {
+  function learnLater(req: Described, p: Promise<Response>, sentAt: number, timedOut: () => boolean, answeredAt: () => number | undefined = () => 0) {
     const learn = (st: number, ra: string, finalUrl: string) => {
       const at = answeredAt() || now();
       const observe = (e: Engine) => e.observe(at, sentAt, at, st, req.method, req.url, ra, finalUrl);

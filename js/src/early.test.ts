@@ -44,7 +44,7 @@ function fakeFacade() {
 }
 
 const BASE = "http://app.test/page";
-const createEarly = (f: typeof fetch, storage: Storage | null, data: DataAttributes = {}) => createEarlyAt(f, storage, data, BASE);
+const createEarly = (f: typeof fetch, storage: Storage | null, data: DataAttributes = {}) => createEarlyAt(f, storage, data, BASE, Date.now);
 
 const tick = () => new Promise((r) => setTimeout(r, 0));
 const armedFor = (ms: number) => JSON.stringify({ until: Date.now() + ms, httpStatus: 502 });

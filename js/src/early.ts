@@ -47,10 +47,10 @@ export interface EarlyCall {
   input: RequestInfo | URL;
   init: RequestInit | undefined;
   answer: Promise<Response>;
-  /** When it was sent, on the facade's clock (now). */
+  /** When it was sent (the stand-in's clock). */
   sentAt: number;
-  /** When the answer came (0 until then): a pause the server asked for counts from there, not from when the facade ran. */
-  answeredAt: number;
+  /** When the answer came (unset until then): a pause the server asked for counts from there, not from when the facade ran. */
+  answeredAt?: number;
 }
 
 /** What the facade takes over: the calls already sent (it learns how they went), and what to do again. */
@@ -69,10 +69,7 @@ export interface Early {
   fail(why: string): void;
 }
 
-/** The facade's clock (facade-file.ts): monotonic, so that a wall clock set back cannot hold a circuit. */
-const monotonic = () => Math.floor(performance.timeOrigin + performance.now());
-
-export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | null, data: DataAttributes, base: string, now = monotonic): Early {
+export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | null, data: DataAttributes, base: string, now = Date.now): Early {
   let failed: Error | null = null;
   let arrive: (f: Decider | null) => void = () => {};
   const arrived = new Promise<Decider | null>((r) => (arrive = r));
@@ -133,7 +130,7 @@ export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | nu
       const d = decideAt(input, now()).kind;
       if (d === "pass" || (d === "send" && (m === "GET" || m === "HEAD"))) {
         const answer = nativeFetch(input, init);
-        const call: EarlyCall = { input, init, answer, sentAt: now(), answeredAt: 0 };
+        const call: EarlyCall = { input, init, answer, sentAt: now() };
         const came = () => void (call.answeredAt = now());
         answer.then(came, came);
         handover.sent.push(call);

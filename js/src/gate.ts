@@ -4,7 +4,7 @@
 // synthetic 503, and so does a 429 pause of the request's service. It reads
 // the formats Go writes, with the same rules (storage.ts runs the shared
 // vectors; the service is the longest matching scope entry, as in
-// internal/cooldown.Service).
+// policy/cooldown.Service).
 
 import type { CircuitTimes, EarlyRule } from "./config.js";
 import { inScope } from "./scope.js";

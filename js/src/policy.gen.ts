@@ -1,7 +1,7 @@
 // Code generated from internal/guard (go generate ./internal/guard). DO NOT EDIT.
 // The policy the shim applies before the wasm runs, as Go publishes it: see
 // internal/guard/config.go (the attributes), internal/circuit (the stored
-// circuit) and internal/cooldown (the stored 429 pauses).
+// circuit) and policy/cooldown (the stored 429 pauses).
 
 /** How a value of a kind is checked: a whole number (each item of a comma-separated list) from min to max, or one of words. */
 export interface Kind {

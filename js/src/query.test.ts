@@ -130,10 +130,10 @@ test("retryDelay: the server's Retry-After, the module's pause for that service,
   assert.equal(retryAfterOf(null, t), null);
 });
 
-// Go's vectors (internal/retryafter), read where the page is: in Seoul an
+// Go's vectors (policy/retryafter), read where the page is: in Seoul an
 // asctime date read as local time (Date.parse) was 9 hours off.
 test("Retry-After is read as Go's retryafter.Parse reads it, in any time zone", () => {
-  const file = JSON.parse(readFileSync("internal/retryafter/testdata/vectors.json", "utf8")) as {
+  const file = JSON.parse(readFileSync("policy/retryafter/testdata/vectors.json", "utf8")) as {
     nowMs: number;
     cases: { value: string; wantMs: number | null }[];
   };

@@ -48,7 +48,7 @@ const HTTP_DATES = /* @__PURE__ */ [
 
 /**
  * A Retry-After header in ms from `now`, read as Go's retryafter.Parse reads
- * it (both run internal/retryafter/testdata/vectors.json): delay-seconds or
+ * it (both run policy/retryafter/testdata/vectors.json): delay-seconds or
  * an HTTP-date, never local time; null when absent or malformed.
  */
 export function retryAfterOf(header: string | null, now: number): number | null {

@@ -94,7 +94,7 @@ test("readPauses: the lines Go writes, clamped and defensive", () => {
 });
 
 test("readPauses reads the stored pauses as Go's cooldown.Restore does: the shared vectors", () => {
-  const file = JSON.parse(readFileSync("internal/cooldown/testdata/pause_vectors.json", "utf8")) as {
+  const file = JSON.parse(readFileSync("policy/cooldown/testdata/pause_vectors.json", "utf8")) as {
     now: number;
     vectors: { name: string; raw: string; want: [string, number, boolean][] }[];
   };

@@ -1,5 +1,5 @@
 // What Go stores, read by its rules, on the same vectors: the circuit as
-// internal/circuit.Restore reads it, the 429 pauses as internal/cooldown.Restore
+// internal/circuit.Restore reads it, the 429 pauses as policy/cooldown.Restore
 // does (internal/{circuit,cooldown}/testdata). The keys and the limits are
 // Go's (policy.gen.ts).
 
