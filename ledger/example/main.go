@@ -6,6 +6,7 @@ import (
 	"log"
 	"net/http"
 
+	"github.com/gatewaycircuit/gatewaycircuit/idempotency"
 	"github.com/gatewaycircuit/gatewaycircuit/ledger"
 	_ "modernc.org/sqlite" // PostgreSQL: _ "github.com/jackc/pgx/v5/stdlib"
 )
@@ -29,7 +30,8 @@ func main() {
 	}
 	mux := http.NewServeMux()
 	mux.Handle("POST /orders", idem.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.WriteHeader(http.StatusCreated) // runs once per key; a retry gets this answer
+		log.Printf("order %s", r.Header.Get(idempotency.Header)) // runs once per key
+		w.WriteHeader(http.StatusCreated)                        // a retry gets this answer
 	})))
 	log.Fatal(http.ListenAndServe("127.0.0.1:8080", mux))
 }
