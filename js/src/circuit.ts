@@ -404,7 +404,7 @@ export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAt
       staleCopies: path?.copies ?? 0,
     }),
     fetchJSON: createFetchJSON(publicFetch),
-    retryDelay: createRetryDelay(blocking, now),
+    retryDelay: createRetryDelay(blocking, () => options.scope, now),
     get options() {
       return options;
     },

@@ -72,10 +72,11 @@ export function blockingAt(s: Stored, now: number, state: CircuitState | null = 
 /** The decision for a request to `url` when `b` blocks: the open circuit, else a pause of its service. */
 export function decide(url: string, scope: readonly string[], b: Blocking): GateAnswer {
   if (!inScope(url, scope)) return { kind: "pass" };
-  if (b.circuit) return { kind: "open", state: b.circuit };
+  // Go's order (internal/guard Begin): its service's pause first, then the circuit.
   const service = serviceOf(url, scope);
   const p = b.pauses.find((p) => p.service === service);
   if (p) return { kind: "cooldown", state: { until: p.until, httpStatus: 429 } };
+  if (b.circuit) return { kind: "open", state: b.circuit };
   return b.halfOpen ? { kind: "hold" } : { kind: "send" };
 }
 

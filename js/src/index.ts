@@ -45,7 +45,7 @@ const fetchJSON = createFetchJSON(api.fetch);
 export const gatewayCircuit: GatewayCircuit = Object.assign(api, {
   fetchJSON,
   queryFn: createQueryFn(fetchJSON),
-  retryDelay: createRetryDelay(api.blocking),
+  retryDelay: createRetryDelay(api.blocking, () => api.options?.scope ?? []),
 });
 
 /**

@@ -36,7 +36,7 @@ export function createPassthrough(reason: Error): GatewayCircuit {
     diagnostics: () => ({}),
     fetchJSON: createFetchJSON(plainFetch),
     // Nothing blocks: a 502/503/504 is retried with backoff, as TanStack would.
-    retryDelay: createRetryDelay(nothing),
+    retryDelay: createRetryDelay(nothing, () => []),
     options,
   };
   return createApi(() => plain);

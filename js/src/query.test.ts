@@ -60,7 +60,7 @@ test("fetchJSON parses 2xx and throws for the rest", async () => {
   await assert.rejects(f("/x"), (e: unknown) => isGatewayError(e) && e.httpStatus === 404);
 });
 
-const err = (status: number, more: { circuitOpen?: boolean; httpStatus?: number; retryAfterMs?: number; reason?: "cooldown"; until?: number } = {}) =>
+const err = (status: number, more: { circuitOpen?: boolean; httpStatus?: number; retryAfterMs?: number; reason?: "cooldown"; until?: number; url?: string } = {}) =>
   new GatewayHttpError({ status, httpStatus: more.httpStatus ?? status, circuitOpen: more.circuitOpen ?? false, until: null, url: "http://x/api/a", ...more });
 const closed = (): Blocking => ({ circuit: null, halfOpen: false, pauses: [] });
 const ready = (blocking: () => Blocking, status: "loading" | "ready" | "fallback" = "ready") => ({ blocking, status });
@@ -112,14 +112,20 @@ test("before Go runs (or without the circuit's view) nothing is judged yet: retr
   }
 });
 
+const scope = () => ["http://x/api/"];
+
 test("retryDelay: the server's Retry-After, the module's pause for that service, else TanStack's backoff", async () => {
   const pauses = (until: number): Blocking => ({ ...closed(), pauses: [{ service: "http://x/api/", until, serverAsked: false }] });
   const t = 1_000_000;
-  assert.equal(createRetryDelay(closed, () => t)(0, err(429, { retryAfterMs: 1000 })), 1000);
-  assert.equal(createRetryDelay(() => pauses(t + 5000), () => t)(0, err(429, { retryAfterMs: 1000 })), 5000, "the pause is longer");
-  assert.equal(createRetryDelay(closed, () => t)(0, err(503, { circuitOpen: true, httpStatus: 429, reason: "cooldown", until: t + 1500 })), 1500, "the pause that answered");
-  assert.equal(createRetryDelay(() => pauses(t + 5000), () => t)(0, err(429)), 5000);
-  const backoff = createRetryDelay(closed, () => t);
+  assert.equal(createRetryDelay(closed, scope, () => t)(0, err(429, { retryAfterMs: 1000 })), 1000);
+  assert.equal(createRetryDelay(() => pauses(t + 5000), scope, () => t)(0, err(429, { retryAfterMs: 1000 })), 5000, "the pause is longer");
+  assert.equal(createRetryDelay(closed, scope, () => t)(0, err(503, { circuitOpen: true, httpStatus: 429, reason: "cooldown", until: t + 1500 })), 1500, "the pause that answered");
+  assert.equal(createRetryDelay(() => pauses(t + 5000), scope, () => t)(0, err(429)), 5000);
+  // Nested scope entries: a URL's service is the longest entry it starts with, as Go pauses it; a wider one's pause is not its.
+  const nested = createRetryDelay(() => pauses(t + 25_000), () => ["http://x/api/", "http://x/api/slow/"], () => t);
+  assert.equal(nested(1, err(502, { url: "http://x/api/slow/report" })), 2000, "Go sends it at once: TanStack's backoff");
+  assert.equal(nested(1, err(502)), 25_000, "its own service's pause");
+  const backoff = createRetryDelay(closed, scope, () => t);
   assert.deepEqual([0, 1, 2, 10].map((n) => backoff(n, err(500))), [1000, 2000, 4000, 30_000]);
   assert.equal(backoff(0, new TypeError("Failed to fetch")), 1000);
   // The header, read where the error is made: seconds or an HTTP date.

@@ -3,6 +3,7 @@
 
 import { isGatewayError } from "./brand.js";
 import { GatewayHttpError } from "./errors.js";
+import { serviceOf } from "./gate.js";
 import type { BlockMarker } from "./responses.js";
 import type { Pause } from "./storage.js";
 import type { Blocking, GatewayCircuit, GatewayRequestInit } from "./types.js";
@@ -100,13 +101,17 @@ export function createRetry(maxRetries = 3, circuit?: Pick<GatewayCircuit, "bloc
 /** TanStack's own retryDelay: 1 s, 2 s, 4 s… at most MAX_RETRY_DELAY_MS. */
 export const backoff = (failureCount: number): number => Math.min(1000 * 2 ** failureCount, MAX_RETRY_DELAY_MS);
 
-/** GatewayCircuit.retryDelay over the instance's `blocking`. */
-export function createRetryDelay(blocking: () => Blocking, now: () => number = Date.now) {
+/**
+ * GatewayCircuit.retryDelay over the instance's `blocking` and scope: a pause counts for the URLs of its service,
+ * the longest scope entry a URL starts with, as Go pauses them (gate.ts serviceOf).
+ */
+export function createRetryDelay(blocking: () => Blocking, scope: () => readonly string[], now: () => number = Date.now) {
   return (failureCount: number, error: unknown): number => {
     let wait = 0;
     if (isGatewayError(error)) {
       wait = error.retryAfterMs ?? (error.until !== null ? error.until - now() : 0);
-      for (const p of blocking().pauses) if (error.url.startsWith(p.service)) wait = Math.max(wait, p.until - now());
+      const service = serviceOf(error.url, scope());
+      for (const p of blocking().pauses) if (p.service === service) wait = Math.max(wait, p.until - now());
     }
     return wait > 0 ? Math.min(wait, MAX_RETRY_DELAY_MS) : backoff(failureCount);
   };

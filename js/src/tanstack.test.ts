@@ -54,7 +54,7 @@ function standInCircuit(ttl = 60_000, healthy = (_url: string) => false) {
 /** n queries mounted, with the module's retry and retryDelay; resolves once each settled. */
 async function page(circuit: ReturnType<typeof standInCircuit>["circuit"], n: number) {
   const client = new QueryClient({
-    defaultOptions: { queries: { retry: createRetry(3, circuit), retryDelay: createRetryDelay(circuit.blocking) } },
+    defaultOptions: { queries: { retry: createRetry(3, circuit), retryDelay: createRetryDelay(circuit.blocking, () => []) } },
   });
   const queryFn = createQueryFn(createFetchJSON(circuit.fetch as typeof fetch));
   const observers = Array.from({ length: n }, (_, i) => new QueryObserver(client, { queryKey: ["q", i], queryFn: queryFn(`/api/${i}`) }));

@@ -391,6 +391,15 @@ const CASES: Case[] = [
     },
   },
   {
+    name: "fetch: a circuit and a pause of the request's service, stored together (the pause answers, as in Go's order)",
+    phases: ANSWERING,
+    stored: () => ({ [STORAGE_KEY]: circuit(later(60_000)), [COOLDOWN_KEY]: `${later(20_000)} 1 http://app.test/api/\nretry-after http://app.test/api/\n` }),
+    async ask(p) {
+      const r = await p.gc.fetch("/api/x");
+      return [r.status, r.headers.get("x-gateway-circuit"), r.headers.get("retry-after"), p.sent.length];
+    },
+  },
+  {
     name: "fetchJSON: a JSON body, an empty 200, a 204",
     phases: ANSWERING,
     answer: (url) => (url.endsWith("/empty") ? new Response("") : url.endsWith("/none") ? new Response(null, { status: 204 }) : ok()),
