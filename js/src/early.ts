@@ -76,6 +76,7 @@ export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | nu
   const listeners = new Map<Listener, () => void>();
   let version = 0; // bumped by every write: a listener told of it needs no restore
   const handover: Handover = { sent: [], clear: false, forget: false };
+  const counts = noMetrics();
   const rule = readCircuitTimes(data);
   const scope = scopePrefixes(data.scope, base);
   const blocking = (at = now()): Blocking => {
@@ -93,6 +94,11 @@ export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | nu
   function write(s: StoredCircuit | null) {
     writeRaw(storage, s && toStored(s));
     version++;
+    tellAll();
+  }
+
+  /** Tells the subscribers what blocks now. */
+  function tellAll() {
     const b = blocking();
     for (const l of [...listeners.keys()]) tell(l, b.circuit && { ...b.circuit }, b);
   }
@@ -112,7 +118,8 @@ export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | nu
   function plainFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
     const at = now();
     const d = decideAt(input, at);
-    if (d.kind === "open" || d.kind === "cooldown") return Promise.resolve(synthetic(d.kind, d.state.until, d.state.httpStatus, at));
+    if (d.kind === "open" || d.kind === "cooldown") return counts.answeredLocally++, Promise.resolve(synthetic(d.kind, d.state.until, d.state.httpStatus, at));
+    counts.network++;
     return nativeFetch(input, init);
   }
 
@@ -125,10 +132,12 @@ export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | nu
 
   const standIn: Decider = {
     fetch(input, init) {
+      counts.calls++;
       if (failed) return plainFetch(input, init);
       const m = methodOf(init, isRequest(input) ? input : null);
       const d = decideAt(input, now()).kind;
       if (d === "pass" || (d === "send" && (m === "GET" || m === "HEAD"))) {
+        counts.network++;
         const answer = nativeFetch(input, init);
         const call: EarlyCall = { input, init, answer, sentAt: now() };
         const came = () => void (call.answeredAt = now());
@@ -173,7 +182,7 @@ export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | nu
     get error() {
       return failed;
     },
-    metrics: () => ({ ...noMetrics(), calls: handover.sent.length, network: handover.sent.length }),
+    metrics: () => ({ ...counts }),
     diagnostics: () => ({ listeners: listeners.size }),
     retryDelay: backoff, // TanStack's own until the facade runs
     options: undefined, // the facade reads them
@@ -188,12 +197,13 @@ export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | nu
       current = g;
       for (const [l] of listeners) listeners.set(l, g.subscribe(l, true));
       arrive(g);
-      return handover;
+      // Handed over once: the facade learns from the calls, and this file keeps none of them.
+      return { ...handover, sent: handover.sent.splice(0) };
     },
     fail(why) {
       if (current !== standIn || failed) return;
       failed = new Error(why);
-      console.warn(`[gatewaycircuit] ${why}: the stored circuit is still honoured, but nothing else is guarded`);
+      console.warn(`[gatewaycircuit] ${why}: falling back to the stored state`);
       arrive(null);
     },
   };
