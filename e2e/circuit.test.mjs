@@ -127,7 +127,10 @@ describe(`the gateway circuit in ${engine}`, () => {
 
   test("TTL expiry closes the overlay and lets requests through again", async () => {
     await env.gw.setMode({ status: 504 });
-    const { page, context } = await open("queries=2&ttl=4000");
+    // 6 s: the steps until the refetch below must end while it is armed. With
+    // 4 s a loaded machine (three engines side by side) took longer in Firefox,
+    // and the refetch met an expired circuit.
+    const { page, context } = await open("queries=2&ttl=6000");
     await settled(page, 2);
     await armed(page);
     await env.gw.setMode({ status: 200 });
@@ -139,7 +142,7 @@ describe(`the gateway circuit in ${engine}`, () => {
     assert.equal(await env.gw.count("/api/"), 0);
     // The subscription reports expiry by itself; the overlay closes, and the
     // page asks again (app.ts): one probe, then the query that waited for it.
-    await page.waitForFunction(() => document.body.dataset.circuit === "closed", null, { timeout: 5_000 });
+    await page.waitForFunction(() => document.body.dataset.circuit === "closed", null, { timeout: 8_000 });
     assert.equal(await overlayVisible(page), false);
     await page.waitForFunction(() => document.querySelectorAll("#queries .status.success").length === 2, null, { timeout: 10_000 });
     // Half-open keeps the entry until the probe succeeds; the queries' success says it has.

@@ -177,6 +177,22 @@ const ROWS = [
       s.out.failed = (await s.settled()).error;
     },
   },
+  // A local failure stays local: one failed POST arms nothing by itself.
+  {
+    id: "post-502",
+    what: "one POST answered 502 (its upstream down), the reads healthy, then F5 ×5",
+    nginx: { scenario: "proxy", deadPrefix: "/api/orders" },
+    baseline: "defaults",
+    every: true,
+    run: async (s) => {
+      await s.load();
+      await s.settled();
+      s.out.note = `the POST: ${await s.page.evaluate(() => mutate())}`;
+      await s.reloads(5);
+      s.out.failed = (await s.settled()).error;
+    },
+    check: (m) => assert.equal(m.failed, 0, "the healthy cards load after F5"),
+  },
   // Slow is not down: a healthy API that answers late works as with fetch.
   {
     id: "slow-report",
@@ -202,9 +218,11 @@ const ROWS = [
   },
   {
     id: "slow-f5",
-    what: "healthy API answering every card in 2 s, F5 1.2 s after load",
+    // Six cards: all in flight at once in the browser's six connections, so
+    // both set-ups send the same requests whenever F5 comes.
+    what: "healthy API answering every card in 2 s, F5 1.2 s after load (6 cards)",
     nginx: { scenario: "proxy" },
-    query: { cards: "/api/slow-2000/items/:10" },
+    query: { cards: "/api/slow-2000/items/:6" },
     baseline: "defaults",
     every: true,
     run: async (s) => {

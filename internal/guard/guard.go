@@ -669,6 +669,13 @@ func (g *Guard) observeCircuit(nowMs int64, span circuit.Span, t *ticket, status
 			g.gate.Succeeded(t.probe)
 		}
 	}
+	if cp := g.breaker.Policy(); t.key == "" && t.probe == 0 && cp.Trips(status) {
+		// A mutation's failure is first the caller's: its handler failed, or
+		// the upstream dropped its one answer. It arms nothing by itself, so
+		// one failed POST never blocks the reads of a healthy gateway; the
+		// reads around it say whether the gateway is down.
+		return
+	}
 	delay, ok := retryafter.Parse(retryAfter, nowMs)
 	if !ok {
 		delay = circuit.NoRetryAfter

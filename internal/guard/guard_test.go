@@ -294,6 +294,14 @@ func TestGuardScripts(t *testing.T) {
 			{finish: "a", status: 502, wantOut: &guard.Outcome{}, wantArmed: yes},
 			{begin: users, headers: ":timeout: false\n", want: guard.Open},
 		}},
+		{"a mutation's failure arms nothing by itself: the reads after it go out; a read's failure still arms", guard.Policy{Circuit: scope}, []step{
+			{begin: users, method: "POST", want: guard.Send, as: "order"},
+			{finish: "order", status: 502, wantOut: &guard.Outcome{}, wantArmed: no},
+			{advance: 500, begin: users, want: guard.Send, as: "read"},
+			{finish: "read", status: 200, wantOut: &guard.Outcome{}, wantArmed: no},
+			{advance: 5000, begin: users, want: guard.Send, as: "down"},
+			{finish: "down", status: 502, wantOut: &guard.Outcome{}, wantArmed: yes},
+		}},
 		{"forget (logout): a request in flight can no longer be joined", guard.Policy{Circuit: scope}, []step{
 			{begin: users, want: guard.Send, as: "alice"},
 			{forget: true},

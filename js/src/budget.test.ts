@@ -1,19 +1,50 @@
 // The shim stays thin: Go decides, the shim carries out. Its source (js/src
-// without tests and generated files) has a line budget, so a restatement or
-// a second copy of a rule shows up here as a number. Lower BUDGET when the
-// shim shrinks; raising it is a decision to write down in the commit.
+// without tests and generated files) has a budget of code lines — comments
+// and blank lines do not count, so explaining a line never costs budget — and
+// a restatement or a second copy of a rule shows up here as a number. Lower
+// BUDGET when the shim shrinks; raising it is a decision to write down in the
+// commit message (the history lives in git, not here).
 
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { test } from "node:test";
 
-/** The lines js/src may have (counted as `wc -l` counts them). The goal is 1,800. */
-const BUDGET = 3628; // Go says which calls carry a key and reads the caller's own; the metrics and the typed calls are generated; an init is made an object literal once, where the call enters (3,988 → 3,846); +17 to read Retry-After strictly, as Go reads it (Date.parse read an asctime date as local time); +5 for connectQueryClient's probe to be the query that failed last (one upstream down kept the healthy ones failed); +41 for a long-lived signal not to gather a listener and a flight per call (1.6 KB each in Chromium), while a caller that holds the answer or its body can still abort it; one storage wrapper for Go's three imports, one home per helper and type (3,909 → 3,869); the npm entry's TanStack helpers read the API object itself, one-caller helpers inlined (→ 3,850); fetchJSON's type written once, the tag's unused Window declaration gone (→ 3,843); the stand-in's header no longer retells script.ts and api.ts (→ 3,840); one script adder for the tag's and the facade's files (→ 3,835); parked() names its one release (→ 3,833); +3 for the gate to hold, until Go runs, a request the stored open period may send as its scout; +5 to tell Go the page is a reload (F5), which sends no scout; readCall reads with describe, its one view (→ 3,831); the stand-in and the gate read the stored state one way (gate.ts readStored, blockingAt, decide), and every phase arms by armed() (→ 3,822); the idle diagnostics are written once, in api.ts, and the facade's retry reads the object it returns (→ 3,817); Go's keys imported from policy.gen.ts, not re-exported by storage.ts; the facade's one noop; writeRaw's unread result goes (→ 3,812); the gate's blocking() is blockingAt itself; the pass-through's retry is the rule with nothing to ask (→ 3,807); takeOver learns through one learnLater call, with or without a deadline (→ 3,806); a call with no deadline sent before Go runs is learnt from too (→ 3,805); +15 for the calls sharing a signal to add one abort listener to it, not one each (a tight loop of calls sharing one signal: 57.7 → 12.2 µs of own work a call, bench/closed.mjs); +8 for a deadline (before Go runs, and in fallback) to follow the caller's signal the same way and let go of it (it kept a listener per call for the signal's life: 154 B a POST in fallback); goruntime's swaps share one restore, one-use helpers and types inlined (failedByGateway, RetryView), the engine's file one TextEncoder/TextDecoder, queryFn's doc points to QueryFnInit's (→ 3,805); doc comments that retold another say it once (storage's and scope's headers, the tag's and the facade's files), data-scope's warnings written where data-wasm's are (resolveScope goes), readPauses' unused cap parameter, storage's unused import and frames' one-use type go (→ 3,725); the flight table is a Map with open and close, a mutation is handed the plan Go's path made, one-use helpers inlined (Flight's cancel, Lead's flight, mark), two comments that retold readCall's and lead()'s docs go (→ 3,686); the facade asks the gate's decide() itself and its counting calls are methods of what it lends the Go path, doc comments that retold the Core's and the Facade's go, arm()'s one check inlined where every phase calls it (→ 3,658); the stand-in decides by the gate's decide(), in fetch and in its fallback, so a call out of scope or to a service nothing blocks no longer waits for the facade's file; one retry rule, built by the API object over whatever phase answers (→ 3,657); doc comments that retold another say it once (deadline's, the body copy's, the retry rules told in GatewayCircuit's docs, head's and marker's headers), the engine's gc_begin and gc_idem_begin wrappers generated from internal/abi, the quiet path folded into the decision that is its one caller, runtime branches that cannot happen gone, one-use types and variables inlined (→ 3,567); a setting names its kind's constant, not an index into a table (→ 3,565); +3 for TanStack's backoff to be written once (query.ts backoff), where the stand-in restated it; +7 for a request the gate holds for Go to start the engine's load at once (the load waits for whichever comes first, the page or a hold, and takes its priority from it), not after the page (a held request on a reload while half-open: 1,686 → 203 ms behind a slow image, bench/held.mjs); +22 for the overlay's restore to be written once, for every phase (state.ts restore: the stand-in told a subscriber of nothing stored, even in its fallback, and the facade told one of nothing at all), and for the tag's file to carry only the number reader of the settings (checkedNumber), which pays for it in bytes (js/test/phases.test.ts compares every phase with Go); +19 for "try again" before Go runs to end the pauses the module chose in storage too (the gate's clearChosen, over the generated Pauses frame: Go read them back as it started, and a service stayed paused up to 30 min after the user's try again), and in the stand-in's view; +13 for what the stand-in hands over to be done in one place, in order (the facade's takeOver: its clear() ran again after an arm() made after it, and erased it), and for forget() before Go runs to remove the ledger Go would read (the next user's same POST was sent with the previous user's pending key); the restore checks for a change told meanwhile itself, not each caller (→ 3,628)
+/** The code lines js/src may have. The goal is 2,100. */
+const BUDGET = 2463;
 
-test("js/src stays within its line budget", () => {
+/** The lines of `text` that hold code: not blank, not only a comment (line or block). */
+export function codeLines(text: string): number {
+  let n = 0;
+  let inBlock = false;
+  for (const raw of text.split("\n")) {
+    let line = raw.trim();
+    if (inBlock) {
+      const end = line.indexOf("*/");
+      if (end < 0) continue;
+      inBlock = false;
+      line = line.slice(end + 2).trim();
+    }
+    if (line.startsWith("/*")) {
+      const end = line.indexOf("*/");
+      if (end < 0) {
+        inBlock = true;
+        continue;
+      }
+      line = line.slice(end + 2).trim();
+    }
+    if (line !== "" && !line.startsWith("//")) n++;
+  }
+  return n;
+}
+
+test("code lines are counted without comments and blank lines", () => {
+  assert.equal(codeLines("// a\n\n/** doc\n * more\n */\nconst a = 1; // why\n/* one */ b();\n"), 2);
+});
+
+test("js/src stays within its code-line budget", () => {
   const files = readdirSync("js/src").filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts") && !f.endsWith(".gen.ts"));
-  const count = (f: string) => readFileSync(`js/src/${f}`, "utf8").split("\n").length - 1;
+  const count = (f: string) => codeLines(readFileSync(`js/src/${f}`, "utf8"));
   const lines = files.reduce((n, f) => n + count(f), 0);
   const largest = files.sort((a, b) => count(b) - count(a)).slice(0, 5).map((f) => `${f} ${count(f)}`);
-  assert.ok(lines <= BUDGET, `js/src has ${lines} lines, over its budget of ${BUDGET} (largest: ${largest.join(", ")})`);
+  assert.ok(lines <= BUDGET, `js/src has ${lines} code lines, over its budget of ${BUDGET} (largest: ${largest.join(", ")})`);
 });
