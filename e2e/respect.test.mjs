@@ -18,12 +18,12 @@ import { moduleFile, sleep } from "./harness.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
 
-/** The README's overlay recipe, verbatim: the html block after the sentence that introduces it. */
+/** The overlay recipe of docs/api.md, verbatim: the html block after the sentence that introduces it. */
 function overlayRecipe() {
-  const readme = readFileSync(root + "README.md", "utf8");
+  const readme = readFileSync(root + "docs/api.md", "utf8");
   const at = readme.indexOf("An overlay that shows every blocking state");
   const block = at < 0 ? null : /```html\n([\s\S]*?)\n```/.exec(readme.slice(at));
-  if (!block) throw new Error("README.md: the overlay recipe (\"An overlay that shows every blocking state\" and its html block) is missing");
+  if (!block) throw new Error("docs/api.md: the overlay recipe (\"An overlay that shows every blocking state\" and its html block) is missing");
   return block[1];
 }
 
@@ -108,7 +108,7 @@ function page(q, apiOrigin) {
   window.order = (item, headers = {}, url = "/api/orders") =>
     gatewayCircuit.fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify({ item }) })
       .then((r) => r.status, (e) => e.name);
-  // The logout recipe of the README: the server ends the session, then the
+  // The logout recipe of docs/api.md: the server ends the session, then the
   // module forgets what belonged to the user.
   window.logout = async () => {
     await fetch("/logout");
@@ -483,7 +483,7 @@ describe(`the user comes first, in ${engine}`, () => {
     await context.close();
   });
 
-  test("the README's overlay recipe shows the circuit, the probe and the pauses, and its button ends what the module chose", async () => {
+  test("the overlay recipe of docs/api.md shows the circuit, the probe and the pauses, and its button ends what the module chose", async () => {
     const { page, context } = await open("scope=/api/&ttl-ms=3000&recipe=overlay"); // 3 s: the armed overlay is read before the TTL ends, on a loaded machine too
     const overlay = () => page.evaluate(() => (document.getElementById("overlay").hidden ? "" : document.getElementById("why").textContent));
     assert.equal(await overlay(), "");

@@ -10,9 +10,9 @@
 //                    them, not again here), each with its .br and .gz beside it:
 //                    gateway-circuit.<hash>.js, gateway-circuit-facade.<hash>.js,
 //                    gateway-circuit-engine.<hash>.js, gateway-circuit.<hash>.wasm
-//   dist/docs/       the documentation, for readers of the tarball: api.md (the
-//                    README's API, options and policies sections), nextjs.md,
-//                    policies.md, contract.md, reliability.md (from ../docs/)
+//   dist/docs/       the documentation, for readers of the tarball (from ../docs/):
+//                    api.md (the API, options and policies), nextjs.md, policies.md,
+//                    contract.md, reliability.md, gateway.md, ledger.md
 //   dist/types/      declarations (tsc)
 //   dist/LICENSE     the project's licence; dist/LICENSE-go is Go's, for the Go runtime
 //                    compiled into the wasm and the wasm_exec.js bundled into the script
@@ -43,22 +43,11 @@ rmSync(out, { recursive: true, force: true });
 mkdirSync(join(out, "static"), { recursive: true });
 for (const f of files) for (const ext of ["", ".br", ".gz"]) copyFileSync(built(f + ext), join(out, "static", f + ext));
 
-// The docs a tarball user reads offline. The README's reference sections are
-// cut out of it (one source); links between the docs are made relative.
+// The docs a tarball user reads offline, from ../docs/; links between them
+// are made relative.
 mkdirSync(join(out, "docs"), { recursive: true });
-const readme = readFileSync(join(root, "README.md"), "utf8");
-const section = (from, to) => {
-  const start = readme.indexOf(`\n${from}`);
-  const end = readme.indexOf(`\n${to}`, start + 1);
-  if (start < 0 || end < 0) throw new Error(`README.md has no section "${from}" ending at "${to}"`);
-  return readme.slice(start + 1, end).trimEnd();
-};
 const relink = (md) => md.replace(/\]\((?:\.\.\/)?docs\/([a-z-]+\.md)/g, "]($1");
-writeFileSync(
-  join(out, "docs/api.md"),
-  relink(`# gatewaycircuit: API, options and policies\n\nFrom the project's README.\n\n${section("## API", "## Performance")}\n`),
-);
-for (const doc of ["nextjs.md", "policies.md", "contract.md", "reliability.md"]) {
+for (const doc of ["api.md", "nextjs.md", "policies.md", "contract.md", "reliability.md", "gateway.md", "ledger.md"]) {
   writeFileSync(join(out, "docs", doc), relink(readFileSync(join(root, "docs", doc), "utf8")));
 }
 

@@ -10,7 +10,7 @@
 
 JS_PACKAGE_SRC := $(shell find js/src -name '*.ts' -not -name '*.test.ts') js/build.mjs js/package.json \
   js/tsconfig.json js/tsconfig.package.json js/gateway-circuit.d.ts js/bin/gateway-circuit-assets.mjs LICENSE \
-  README.md docs/nextjs.md docs/policies.md docs/contract.md docs/reliability.md
+  docs/api.md docs/nextjs.md docs/policies.md docs/contract.md docs/reliability.md docs/gateway.md docs/ledger.md
 
 .PHONY: js-package e2e-package js-clean
 

@@ -31,7 +31,7 @@ type Counter struct {
 var MetricsDoc = []string{
 	"Counters since the page loaded: `calls = answeredLocally + passedThrough +",
 	"network - retries`, but for the calls still waiting or aborted while they",
-	"waited; the per-policy counters say why (README, \"Metrics\"). Before the",
+	"waited; the per-policy counters say why (docs/api.md, \"Metrics\"). Before the",
 	"wasm runs (and in fallback) Go's counters stay 0.",
 }
 
