@@ -215,6 +215,9 @@ test("without the facade's file a stored circuit or pause still answers in scope
   assert.deepEqual([cooled.status, cooled.headers.get("x-gateway-circuit")], [503, "cooldown"]);
   assert.equal((await early.api.fetch("/api/now")).status, 200, "the pause is the other service's");
   assert.deepEqual(sent, ["GET https://cdn.test/x.js", "GET /api/now"]);
+  // fetchJSON counts too: it is a fetch. Five calls, two sent, three answered locally (one of them held until the failure).
+  const m = early.api.metrics();
+  assert.deepEqual([m.calls, m.network, m.answeredLocally], [5, 2, 3]);
 });
 
 test("the fallback's fetchJSON throws on a non-2xx answer", async (t) => {

@@ -118,6 +118,7 @@ export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | nu
   function plainFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
     const at = now();
     const d = decideAt(input, at);
+    counts.calls++;
     if (d.kind === "open" || d.kind === "cooldown") return counts.answeredLocally++, Promise.resolve(synthetic(d.kind, d.state.until, d.state.httpStatus, at));
     counts.network++;
     return nativeFetch(input, init);
@@ -132,11 +133,11 @@ export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | nu
 
   const standIn: Decider = {
     fetch(input, init) {
-      counts.calls++;
       if (failed) return plainFetch(input, init);
       const m = methodOf(init, isRequest(input) ? input : null);
       const d = decideAt(input, now()).kind;
       if (d === "pass" || (d === "send" && (m === "GET" || m === "HEAD"))) {
+        counts.calls++;
         counts.network++;
         const answer = nativeFetch(input, init);
         const call: EarlyCall = { input, init, answer, sentAt: now() };

@@ -56,7 +56,7 @@ const data = { ...(script?.dataset ?? {}) };
 if (g.gatewayCircuit) {
   // One circuit per page: a second tag changes nothing, and says so when it asked for other settings.
   if (g[FIRST] !== undefined && g[FIRST] !== JSON.stringify(data)) {
-    console.warn("[gatewaycircuit] a second script tag was ignored: its data-* settings differ from the first's");
+    console.warn("[gatewaycircuit] a second script tag with other data-* settings was ignored");
   }
 } else {
   g[FIRST] = JSON.stringify(data);
