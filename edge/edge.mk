@@ -53,7 +53,7 @@ test-edge-types: node_modules/.stamp
 
 test-edge-go:
 	cd edge && GOOS=js GOARCH=wasm $(GO) vet ./... && $(GO) vet ./... && $(GO) test ./...
-	$(GO) test ./negcache/ ./stale/
+	$(GO) test ./policy/negcache/ ./policy/stale/
 	@# The product's go.mod requires nothing: the edge's SQLite and safejs stay in edge/go.mod.
 	@test "$$($(GO) list -m all)" = "github.com/gatewaycircuit/gatewaycircuit" || { echo "the root module has requirements:"; $(GO) list -m all; exit 1; }
 

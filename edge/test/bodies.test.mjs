@@ -39,26 +39,37 @@ function zeros(n) {
 }
 
 // upload sends n zero bytes (with a Content-Length when sized) as a client
-// that reads an early answer does (curl, browsers): the answer may come, and
-// the edge stop reading, before the body is sent; writing then fails, and
-// the answer is what counts.
+// that reads an early answer does (curl, browsers). It sends a little more
+// than the edge needs to decide (64 KiB with a Content-Length, 1 MiB + 64 KiB
+// without), then waits up to 2 s for an answer before it sends the rest: an
+// edge that answers early (413) closes the connection, and a client still
+// writing meets EPIPE before it has read the answer (a race the wait takes
+// away). An edge that reads on gets the rest, and the RSS check catches it.
 function upload(path, headers, n, sized) {
   return new Promise((resolve, reject) => {
     const req = request(t.edge.url + path, { method: "POST", headers: sized ? { ...headers, "content-length": n } : headers });
+    let answered = false;
     req.on("response", (res) => {
+      answered = true;
       let body = "";
       res.on("data", (d) => (body += d));
       res.on("end", () => resolve({ status: res.statusCode, body }));
     });
-    req.on("error", (e) => (req.destroyed && e.code !== "ECONNREFUSED" ? undefined : reject(e)));
-    const chunk = Buffer.alloc(MiB);
+    req.on("error", (e) => (answered || (req.destroyed && e.code !== "ECONNREFUSED") ? undefined : reject(e)));
+    const chunk = Buffer.alloc(64 * 1024);
+    const decides = (sized ? 0 : MiB) + chunk.length;
     let sent = 0;
+    let waited = false;
     const write = () => {
-      while (sent < n && !req.destroyed) {
+      while (sent < n && !req.destroyed && !answered) {
+        if (sent >= decides && !waited) {
+          waited = true;
+          return void setTimeout(write, 2000);
+        }
         sent += chunk.length;
         if (!req.write(chunk)) return void req.once("drain", write);
       }
-      req.end();
+      if (!answered) req.end();
     };
     write();
   });
