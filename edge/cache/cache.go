@@ -31,10 +31,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gatewaycircuit/gatewaycircuit/policy/cooldown"
 	"github.com/gatewaycircuit/gatewaycircuit/edge/origin"
 	"github.com/gatewaycircuit/gatewaycircuit/edge/sqldb"
 	"github.com/gatewaycircuit/gatewaycircuit/edge/stats"
+	"github.com/gatewaycircuit/gatewaycircuit/policy/cooldown"
 	"github.com/gatewaycircuit/gatewaycircuit/policy/emptyttl"
 	"github.com/gatewaycircuit/gatewaycircuit/policy/mode"
 	"github.com/gatewaycircuit/gatewaycircuit/policy/negcache"

@@ -6,9 +6,9 @@ package abi
 // they stay out of the wasm (only the constants in abi.go are linked in).
 
 import (
-	"github.com/gatewaycircuit/gatewaycircuit/policy/emptyttl"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/guard"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/idempotency"
+	"github.com/gatewaycircuit/gatewaycircuit/policy/emptyttl"
 )
 
 // Param is one argument of an export: f64 or i32.

@@ -14,14 +14,14 @@ package guard
 import (
 	"strings"
 
-	"github.com/gatewaycircuit/gatewaycircuit/policy/cooldown"
-	"github.com/gatewaycircuit/gatewaycircuit/policy/emptyttl"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/circuit"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/coalesce"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/idempotency"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/metrics"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/probe"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/store"
+	"github.com/gatewaycircuit/gatewaycircuit/policy/cooldown"
+	"github.com/gatewaycircuit/gatewaycircuit/policy/emptyttl"
 	"github.com/gatewaycircuit/gatewaycircuit/policy/mode"
 	"github.com/gatewaycircuit/gatewaycircuit/policy/negcache"
 	"github.com/gatewaycircuit/gatewaycircuit/policy/retryafter"

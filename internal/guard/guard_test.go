@@ -4,13 +4,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gatewaycircuit/gatewaycircuit/policy/cooldown"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/circuit"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/guard"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/idempotency"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/metrics"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/probe"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/store"
+	"github.com/gatewaycircuit/gatewaycircuit/policy/cooldown"
 	"github.com/gatewaycircuit/gatewaycircuit/policy/mode"
 	"github.com/gatewaycircuit/gatewaycircuit/policy/negcache"
 )

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/gatewaycircuit/gatewaycircuit/policy/cooldown"
-	"github.com/gatewaycircuit/gatewaycircuit/policy/emptyttl"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/coalesce"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/idempotency"
 	"github.com/gatewaycircuit/gatewaycircuit/internal/probe"
+	"github.com/gatewaycircuit/gatewaycircuit/policy/cooldown"
+	"github.com/gatewaycircuit/gatewaycircuit/policy/emptyttl"
 	"github.com/gatewaycircuit/gatewaycircuit/policy/mode"
 	"github.com/gatewaycircuit/gatewaycircuit/policy/negcache"
 	"github.com/gatewaycircuit/gatewaycircuit/policy/policyerr"
