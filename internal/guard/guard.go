@@ -669,7 +669,8 @@ func (g *Guard) observeCircuit(nowMs int64, span circuit.Span, t *ticket, status
 			g.gate.Succeeded(t.probe)
 		}
 	}
-	if cp := g.breaker.Policy(); t.key == "" && t.probe == 0 && cp.Trips(status) {
+	mutation := t.key == "" // only a GET or HEAD has a key
+	if cp := g.breaker.Policy(); mutation && t.probe == 0 && cp.Trips(status) {
 		// A mutation's failure is first the caller's: its handler failed, or
 		// the upstream dropped its one answer. It arms nothing by itself, so
 		// one failed POST never blocks the reads of a healthy gateway; the

@@ -10,7 +10,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { test } from "node:test";
 
 /** The code lines js/src may have. The goal is 2,100. */
-const BUDGET = 2473;
+const BUDGET = 2471;
 
 /** The lines of `text` that hold code: not blank, not only a comment (line or block). */
 export function codeLines(text: string): number {

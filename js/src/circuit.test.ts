@@ -663,6 +663,24 @@ test("an answer given before Go runs is handed to Go with the time it came, not 
   assert.deepEqual(engine.observed, [{ now: 1_000, status: 429 }]);
 });
 
+test("before Go runs, a mutation's 502 arms nothing (as in Go); a GET's does (the early rule)", async () => {
+  let start!: () => void;
+  const { gc, sent } = await facade({}, { idempotency: "off" }, new Promise<void>((r) => (start = r)), new MemoryStorage());
+  const post = gc.fetch("/api/orders", { method: "POST", body: "{}" }); // no key to wait for: sent at once
+  await until(() => sent.length === 1);
+  sent[0]!.answer(new Response("down", { status: 502 }));
+  assert.equal((await post).status, 502);
+  await new Promise((r) => setTimeout(r, 0));
+  assert.equal(gc.read(), null, "a mutation's failure is the caller's");
+  const get = gc.fetch("/api/a");
+  await until(() => sent.length === 2);
+  sent[1]!.answer(new Response("down", { status: 502 }));
+  await get;
+  await until(() => gc.read() !== null);
+  assert.equal(gc.read()!.httpStatus, 502);
+  start();
+});
+
 test("a call the tag's stand-in sent is handed to Go with the times it was sent and answered, not the time the facade took it over", async () => {
   const { circuit, engine, start } = await beforeGo({ t: 9_000 });
   const answer = Promise.resolve(new Response("", { status: 429, headers: { "retry-after": "1" } }));

@@ -242,14 +242,14 @@ export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAt
    * blocked already); Go, when it runs, judges every such answer with its
    * whole rule. One past its deadline failed as a 504.
    */
-  function learnLater(req: Described, p: Promise<Response>, sentAt: number, timedOut: () => boolean, answeredAt: () => number | undefined = () => 0) {
+  function learnLater(req: Described, p: Promise<Response>, sentAt: number, timedOut: () => boolean, answeredAt: () => number | undefined = () => undefined) {
     const learn = (st: number, ra: string, finalUrl: string) => {
       const at = answeredAt() || now();
       const observe = (e: Engine) => e.observe(at, sentAt, at, st, req.method, req.url, ra, finalUrl);
       if (engine) sync(call(observe) ?? false);
       else if (status === "loading") {
         early.push(observe);
-        if (gate.armEarly(o, finalUrl || req.url, st, at)) syncFromGate();
+        if (gate.armEarly(o, req.method, finalUrl || req.url, st, at)) syncFromGate();
       }
     };
     p.then(

@@ -94,11 +94,6 @@ export function createEarly(nativeFetch: typeof fetch, storage: StorageLike | nu
   function write(s: StoredCircuit | null) {
     writeRaw(storage, s && toStored(s));
     version++;
-    tellAll();
-  }
-
-  /** Tells the subscribers what blocks now. */
-  function tellAll() {
     const b = blocking();
     for (const l of [...listeners.keys()]) tell(l, b.circuit && { ...b.circuit }, b);
   }

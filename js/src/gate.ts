@@ -69,7 +69,7 @@ export function blockingAt(s: Stored, now: number, state: CircuitState | null = 
   return { circuit, halfOpen: !circuit && now < (s.stored?.halfOpenUntil ?? 0), pauses: s.pauses.filter((p) => now < p.until) };
 }
 
-/** The decision for a request to `url` when `b` blocks: the open circuit, else a pause of its service. */
+/** The decision for a request to `url` when `b` blocks: a pause of its service, else the open circuit. */
 export function decide(url: string, scope: readonly string[], b: Blocking): GateAnswer {
   if (!inScope(url, scope)) return { kind: "pass" };
   // Go's order (internal/guard Begin): its service's pause first, then the circuit.
@@ -122,11 +122,13 @@ export class Gate implements Stored {
 
   /**
    * The early rule (config.ts EarlyRule) on an answer that came before Go
-   * runs: an in-scope trip status arms at once, when Go's rule arms on one
-   * failure and the circuit is not armed already. Returns whether it armed.
+   * runs: an in-scope read's trip status arms at once, when Go's rule arms on
+   * one failure and the circuit is not armed already (a mutation's failure
+   * arms nothing by itself, as in Go). Returns whether it armed.
    */
-  armEarly(rule: EarlyRule, url: string, status: number, now: number): boolean {
+  armEarly(rule: EarlyRule, method: string, url: string, status: number, now: number): boolean {
     if (rule.tripMinFailures !== 1 || !rule.tripStatuses.includes(status) || !inScope(url, this.scope)) return false;
+    if (method !== "GET" && method !== "HEAD") return false;
     if (this.stored && now < this.stored.until) return false; // a straggler of the burst that armed it
     this.write(armed(rule, now, status));
     this.provisional = readRaw(this.storage);
