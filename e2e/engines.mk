@@ -79,7 +79,7 @@ e2e-engines: build engines
 # All of e2e/, in three lanes side by side (about equal in length; more lanes
 # on two cores made timing-sensitive tests fail): the suites run once and then
 # Chromium's portable suites; the matrix in Chromium; Firefox, then WebKit.
-E2E_ALL_LANES ?= once+chromium matrix firefox+webkit
+E2E_ALL_LANES ?= once matrix+chromium firefox+webkit
 e2e: build build-faultwasm nextjs-build fresh-app-build engines nginx
 	@$(MAKE) --no-print-directory e2e-engines E2E_LANES="$(E2E_ALL_LANES)"
 

@@ -45,7 +45,7 @@ async function startPages() {
       const q = url.searchParams;
       const csp = flags.trustedTypes ? { "content-security-policy": "require-trusted-types-for 'script'" } : {};
       res.writeHead(200, { "content-type": "text/html; charset=utf-8", ...noStore, ...csp });
-      return res.end(matrixPage({ variant: q.get("variant"), n: Number(q.get("n") ?? 10), ttl: Number(q.get("ttl") ?? 120_000), cards: q.get("cards"), scope: q.get("scope") ?? "/api/" }));
+      return res.end(matrixPage({ variant: q.get("variant"), n: Number(q.get("n") ?? 10), ttl: Number(q.get("ttl")) || null, maxTtl: Number(q.get("maxTtl")) || null, cards: q.get("cards"), scope: q.get("scope") ?? "/api/" }));
     }
     // The healthy API behind nginx's proxy, limit* and flaky scenarios; under a /slow-<ms>/ segment it answers that late.
     const slow = /\/slow-(\d+)\//.exec(url.pathname);
@@ -85,7 +85,8 @@ const SLOW_4G = { latency: 150 * 3.75, downloadThroughput: (1.6e6 / 8) * 0.9, up
  * The rows. Each: id, what (the table's words), nginx (startNginx options),
  * baseline ("defaults" or "breaker"), every (runs in every engine),
  * chromiumOnly, throttle (DevTools' network throttling, Chromium), n, ttl,
- * and run(s), the script, the same for both set-ups; s has the page and nginx
+ * serial (the two set-ups one after the other: the row changes the page
+ * server's flags mid-run), and run(s), the script, the same for both set-ups; s has the page and nginx
  * and records into s.out {requests, failed, reloads?, perClick?, overlay?,
  * healthy?, note?}. A row with measure: true is printed, not asserted, and
  * runs only with MATRIX_MEASURE=1. A row with runs: k runs each set-up k times
@@ -326,6 +327,7 @@ const ROWS = [
     nginx: { scenario: "dead" },
     baseline: "breaker",
     every: true,
+    serial: true, // its run changes what the page server serves
     run: async (s) => {
       await s.load();
       await s.settled();
@@ -347,6 +349,33 @@ const ROWS = [
       const counts = await Promise.race([s.settled(), sleep(10_000).then(() => ({ error: 0, pending: 10 }))]);
       s.out.failed = counts.error + counts.pending + (posted === 200 || posted === 201 ? 0 : 1);
     },
+  },
+  // Recovery: the gateway is back; with the module's defaults (a first open
+  // period of 5 s, doubled while the probe fails) the cards come back within
+  // 15 s with nobody doing anything, and at once after a focus or F5 once a
+  // probe has succeeded. TanStack's defaults refetch only on an action.
+  backRow("back-idle", "nobody does anything for 20 s", null),
+  backRow("back-focus", "the user returns to the tab 2 s later", (s) => sleep(2000).then(() => s.page.evaluate(() => focusTab()))),
+  { ...backRow("back-f5", "the user presses F5 1 s later", (s) => sleep(1000).then(() => s.reload())), every: true },
+  {
+    // 10 minutes at 1:20: data-ttl-ms 250 and data-max-ttl-ms 6000 are the
+    // defaults (5 s, 120 s) scaled, and 30 s of outage are 10 minutes.
+    id: "long-outage",
+    what: "a 10-minute outage at 1:20 (30 s; the open periods 250 ms doubling to 6 s), nobody does anything",
+    nginx: { scenario: "dead" },
+    baseline: "defaults",
+    ttl: 250,
+    query: { maxTtl: "6000" },
+    run: async (s) => {
+      await s.load();
+      await s.settled();
+      const before = await s.requests();
+      await sleep(30_000 - (Date.now() - s.loadedAt));
+      s.out.probes = (await s.requests()) - before;
+      s.out.note = `${s.out.probes} requests after the first load`;
+      s.out.failed = (await s.settled()).error;
+    },
+    check: (m) => assert.ok(m.probes <= 10, `a 10-minute outage costs at most 10 probes: ${m.probes}`),
   },
   ...splitRows(),
 ];
@@ -510,7 +539,8 @@ async function runRow(row, variant) {
   const context = await browser.newContext();
   const page = await context.newPage();
   if (row.throttle) await page.throttle(row.throttle);
-  const query = { variant, n: String(row.n ?? 10), ttl: String(row.ttl ?? 120_000), ...row.query };
+  // The module's default settings, but for the rows against the hand-written breaker: both 120 s, like with like.
+  const query = { variant, n: String(row.n ?? 10), ttl: String(row.ttl ?? (row.baseline === "breaker" ? 120_000 : "")), ...row.query };
   const api = () => nginx.count("/api/");
   const s = {
     page,
@@ -518,7 +548,7 @@ async function runRow(row, variant) {
     out: {},
     requests: api,
     /** Loads the page; `more` changes its query (another page of the same app, in the same tab). */
-    load: (more = {}) => page.goto(`${proxy.url}/matrix.html?${new URLSearchParams({ ...query, ...more })}`),
+    load: (more = {}) => ((s.loadedAt ??= Date.now()), page.goto(`${proxy.url}/matrix.html?${new URLSearchParams({ ...query, ...more })}`)),
     reload: () => page.reload(),
     settled: () => page.evaluate(() => settled()),
     /**
@@ -538,6 +568,24 @@ async function runRow(row, variant) {
       }
       if (!everyMs) await s.settled();
       s.out.reloads = (await api()) - before;
+      s.out.periods = openPeriodsEnded(Date.now() - s.loadedAt, row.ttl ?? (row.baseline === "breaker" ? 120_000 : 5_000));
+    },
+    /**
+     * The gateway comes back (nginx proxies again): then waits, up to
+     * `withinMs`, until every card has data. Records the time from the
+     * return to the last card's data in s.out.note, or that they did not.
+     */
+    async back(action, withinMs = 20_000) {
+      await s.nginx.setScenario("proxy");
+      const back = Date.now();
+      await action?.();
+      let c = await s.page.evaluate(() => counts());
+      while (c.success < (row.n ?? 10) && Date.now() - back < withinMs) {
+        await sleep(100);
+        c = await s.page.evaluate(() => counts());
+      }
+      s.out.recoveredMs = c.success === (row.n ?? 10) ? Date.now() - back : null;
+      s.out.note = s.out.recoveredMs === null ? `not recovered ${withinMs / 1000} s after the gateway's return` : `recovered ${(s.out.recoveredMs / 1000).toFixed(1)} s after the gateway's return`;
     },
   };
   try {
@@ -550,6 +598,38 @@ async function runRow(row, variant) {
     await proxy.stop();
     await nginx.stop();
   }
+}
+
+/**
+ * A recovery row: a dead gateway, the outage screen shows, then the gateway
+ * is back and `action` (or nothing) follows; the cards must have data
+ * within 15 s of its return.
+ */
+function backRow(id, after, action) {
+  return {
+    id,
+    what: `the gateway back once the outage screen shows; ${after}`,
+    nginx: { scenario: "dead" },
+    baseline: "defaults",
+    run: async (s) => {
+      await s.load();
+      await s.settled();
+      await s.back(action && (() => action(s)));
+      s.out.failed = (await s.settled()).error;
+    },
+    check: (m) => assert.ok(m.recoveredMs !== null && m.recoveredMs <= 15_000, `recovered within 15 s of the gateway's return: ${m.note}`),
+  };
+}
+
+/**
+ * How many open periods of a circuit armed at the start have ended after
+ * `ms`, the first `ttlMs` long and each next one twice as long (the module's
+ * rule while its probe fails): the probes the module may send in that time.
+ */
+function openPeriodsEnded(ms, ttlMs) {
+  let n = 0;
+  for (let end = ttlMs, len = ttlMs; end <= ms; len *= 2, end += len) n++;
+  return n;
 }
 
 /** The run with the median request count (of an odd number of runs). */
@@ -579,9 +659,15 @@ describe(`failure-mode matrix behind real nginx (${engine})`, () => {
     test(`${row.measure ? "measured, not asserted: " : ""}${row.id}: ${row.what}`, async () => {
       const bases = [];
       const modules = [];
+      // The two set-ups side by side, each with its own nginx, proxy and browser context: what one sends cannot
+      // reach the other's log, and the row takes the longer of the two, not their sum. Not in Firefox: there,
+      // through puppeteer's BiDi, an evaluate in one context while the other reloaded timed out (twice in two runs).
       for (let i = 0; i < (row.runs ?? 1); i++) {
-        bases.push(await runRow(row, row.baseline));
-        modules.push(await runRow(row, "module"));
+        const [b, m] = row.serial || engine === "firefox"
+          ? [await runRow(row, row.baseline), await runRow(row, "module")]
+          : await Promise.all([runRow(row, row.baseline), runRow(row, "module")]);
+        bases.push(b);
+        modules.push(m);
       }
       const base = medianRun(bases);
       const module = medianRun(modules);
@@ -597,7 +683,8 @@ describe(`failure-mode matrix behind real nginx (${engine})`, () => {
         assert.ok(module.requests <= base.requests, `requests: module ${module.requests} > ${row.baseline} ${base.requests}`);
         assert.ok(module.failed <= base.failed, `failed cards: module ${module.failed} > ${row.baseline} ${base.failed}`);
         if (module.healthy !== undefined) assert.ok(module.healthy <= base.healthy, `failed cards of the healthy service: module ${module.healthy} > ${row.baseline} ${base.healthy}`);
-        if (module.reloads !== undefined && row.nginx.scenario === "dead") assert.equal(module.reloads, 0, "an outage: 0 requests over the reloads");
+        if (module.reloads !== undefined && row.nginx.scenario === "dead")
+          assert.ok(module.reloads <= module.periods, `an outage: ${module.reloads} requests over the reloads, more than a probe per open period ended (${module.periods})`);
         row.check?.(module);
         entry.verdict ||= "ok";
       } catch (e) {

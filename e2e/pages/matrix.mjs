@@ -16,7 +16,8 @@
 // settled (with the module, once Go ran or could not, at most 10 s); counts() says how many are in success, error and pending;
 // overlayShown() whether the outage screen shows, overlayEver() whether it
 // ever did on this load; tryAgain() is its button;
-// refetchOne() fetches card 0 again; mutate() posts once.
+// refetchOne() fetches card 0 again; mutate() posts once; focusTab() is the
+// user coming back to the tab (TanStack refetches on it).
 //
 // Sections: `cards` ("/api/a/:5,/api/b/:5") puts the cards under those
 // prefixes (by default all n under /api/items/), `scope` is the tag's
@@ -47,12 +48,14 @@ const BREAKER = `
 /**
  * The page for `variant` with `n` cards under /api/items/ (or the sections of
  * `cards`, "prefix:n,prefix:n"); `ttl` the circuit's (module: data-ttl-ms) or
- * the breaker's TTL; `scope` the module's data-scope.
+ * the breaker's TTL (null: the module's defaults, and 120 s for the
+ * breaker); `maxTtl` the module's data-max-ttl-ms (null: its default);
+ * `scope` the module's data-scope.
  */
-export function matrixPage({ variant, n = 10, ttl = 120_000, cards = null, scope = "/api/" }) {
+export function matrixPage({ variant, n = 10, ttl = null, maxTtl = null, cards = null, scope = "/api/" }) {
   const sections = cards ? cards.split(",").map((c) => ({ prefix: c.slice(0, c.lastIndexOf(":")), n: Number(c.slice(c.lastIndexOf(":") + 1)) })) : [{ prefix: "/api/items/", n }];
   const attr = (v) => String(v).replace(/[&"<]/g, (c) => `&#${c.charCodeAt(0)};`);
-  const tag = variant === "module" ? `<script src="/gateway-circuit.js" data-scope="${attr(scope)}" data-ttl-ms="${ttl}"></script>` : "";
+  const tag = variant === "module" ? `<script src="/gateway-circuit.js" data-scope="${attr(scope)}"${ttl ? ` data-ttl-ms="${ttl}"` : ""}${maxTtl ? ` data-max-ttl-ms="${maxTtl}"` : ""}></script>` : "";
   const setups = {
     defaults: `
   const client = new Lib.QueryClient();
@@ -84,7 +87,7 @@ ${tag}
 <script src="/matrix-bundle.js"></script>
 <div id="overlay" hidden>잠시 후 다시 시도해 주세요</div>
 <script>
-  const TTL = ${ttl};
+  const TTL = ${ttl ?? 120_000};
   ${setups[variant]}
   const observers = [];
   const mount = (prefix, n) => {
@@ -119,6 +122,7 @@ ${tag}
   window.tryAgain = async () => { await tryAgain(); return window.settled(); };
   window.openSection = (prefix, n) => (mount(prefix, n), window.settled());
   window.refetchOne = () => observers[0].refetch().then(() => window.counts());
+  window.focusTab = () => window.dispatchEvent(new Event("visibilitychange")); // what TanStack's focusManager listens to
   window.mutate = () => ${variant === "module" ? "gatewayCircuit.fetch" : "fetch"}("/api/orders", { method: "POST", body: "{}" }).then((r) => r.status, () => 0);
 </script>`;
 }

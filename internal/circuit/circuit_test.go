@@ -128,7 +128,9 @@ func run(t *testing.T, p circuit.Policy, steps []step) {
 	}
 }
 
-var scope = circuit.Policy{Scope: []string{"http://app.test/api/"}}
+// scope is the policy the rule tests use: a 120 s open period, capped at
+// 600 s, so the rules read in round numbers. TestDefaults checks the defaults.
+var scope = circuit.Policy{Scope: []string{"http://app.test/api/"}, TTLMs: 120_000, MaxTTLMs: 600_000}
 
 const (
 	// what a plain trip at t0 stores: until t0+120 s, half-open for 600 s more
@@ -277,14 +279,14 @@ func TestBreakerScripts(t *testing.T) {
 			{took: 10, observe: 200},
 			{advance: 1, took: 10, observe: 503, ra: 30_000, wantArmed: no}, // partial, Retry-After or not
 		}},
-		{"min failures: N trip statuses within W", circuit.Policy{Scope: scope.Scope, TripMinFailures: 3}, []step{
+		{"min failures: N trip statuses within W", circuit.Policy{Scope: scope.Scope, TTLMs: scope.TTLMs, MaxTTLMs: scope.MaxTTLMs, TripMinFailures: 3}, []step{
 			{observe: 503, wantArmed: no},
 			{advance: 1000, observe: 503, wantArmed: no},
 			{advance: 2000, observe: 503, wantArmed: no}, // the run started 3 s ago: a new run
 			{advance: 100, observe: 503, wantArmed: no},
 			{advance: 100, observe: 503, wantArmed: yes, wantUntil: 3200 + 120_000},
 		}},
-		{"min failures: a success resets the run", circuit.Policy{Scope: scope.Scope, TripMinFailures: 2, TripWindowMs: 1000}, []step{
+		{"min failures: a success resets the run", circuit.Policy{Scope: scope.Scope, TTLMs: scope.TTLMs, MaxTTLMs: scope.MaxTTLMs, TripMinFailures: 2, TripWindowMs: 1000}, []step{
 			{observe: 502},
 			{advance: 10, observe: 200},
 			{advance: 300, observe: 502, wantArmed: no}, // the second failure, but a success came between
@@ -329,7 +331,7 @@ func TestBreakerScripts(t *testing.T) {
 			{stored: `{"until":"later","httpStatus":502}`},
 			{load: true, wantArmed: no, wantRaw: ptr("-")},
 		}},
-		{"custom trip statuses and TTL", circuit.Policy{Scope: scope.Scope, TTLMs: 3000, TripStatuses: []int{500}}, []step{
+		{"custom trip statuses and TTL", circuit.Policy{Scope: scope.Scope, TTLMs: 3000, MaxTTLMs: scope.MaxTTLMs, TripStatuses: []int{500}}, []step{
 			{observe: 502, wantArmed: no},
 			{advance: 3000, observe: 500, wantArmed: yes, wantUntil: 6000}, // 502 is a success here
 		}},
@@ -618,7 +620,8 @@ func TestPolicyValidateNamesTheField(t *testing.T) {
 		{circuit.Policy{}, "scope"},
 		{circuit.Policy{Scope: []string{"/api/"}}, "scope"},
 		{circuit.Policy{Scope: scope.Scope, TTLMs: -1}, "ttlMs"},
-		{circuit.Policy{Scope: scope.Scope, TTLMs: 700_000}, "ttlMs"},
+		{circuit.Policy{Scope: scope.Scope, TTLMs: 700_000, MaxTTLMs: 600_000}, "ttlMs"},
+		{circuit.Policy{Scope: scope.Scope, TTLMs: 130_000}, "ttlMs"}, // above the default cap
 		{circuit.Policy{Scope: scope.Scope, MaxTTLMs: -5}, "maxTtlMs"},
 		{circuit.Policy{Scope: scope.Scope, TripStatuses: []int{502, 1000}}, "tripStatuses"},
 	} {
@@ -648,5 +651,35 @@ func TestPartialKeysAreBounded(t *testing.T) {
 	}
 	if !b.Observe(now, circuit.Span{SentMs: now - 10, AnsweredMs: now, Key: "k0"}, 502, circuit.NoRetryAfter) {
 		t.Fatal("the retry of the forgotten (oldest) partial failure did not arm")
+	}
+}
+
+// TestDefaults: the first open period is 5 s; each failed probe doubles it,
+// up to 120 s. A gateway that is back is used again within seconds, and a
+// 10-minute outage costs a tab about ten probes.
+func TestDefaults(t *testing.T) {
+	b, _ := circuit.New(circuit.Policy{Scope: scope.Scope}, store.NewMemory())
+	now := t0
+	b.Observe(now, answered(now), 502, circuit.NoRetryAfter)
+	var periods []int64
+	probes := 0
+	for now < t0+600_000 {
+		s, _ := b.Read(now)
+		periods = append(periods, s.Until-now)
+		now = s.Until // the period ends: the probe goes out and fails
+		if d := b.Decide(now, api); d != circuit.Allow {
+			t.Fatalf("at %d s: Decide = %v, want the probe sent", (now-t0)/1000, d)
+		}
+		probes++
+		b.Observe(now, circuit.Span{SentMs: now, AnsweredMs: now}, 502, circuit.NoRetryAfter)
+	}
+	want := []int64{5_000, 10_000, 20_000, 40_000, 80_000, 120_000}
+	for i, w := range want {
+		if periods[i] != w {
+			t.Fatalf("open periods %v, want %v first", periods, want)
+		}
+	}
+	if probes > 10 {
+		t.Fatalf("a 10-minute outage cost %d probes, want at most 10", probes)
 	}
 }

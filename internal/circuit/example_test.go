@@ -26,7 +26,7 @@ func Example() {
 	// true
 	// true
 	// true
-	// {"until":1700000120000,"httpStatus":502,"halfOpenUntil":1700000720000}
+	// {"until":1700000005000,"httpStatus":502,"halfOpenUntil":1700000125000}
 }
 
 func ExampleRestore() {

@@ -21,8 +21,8 @@ import (
 //
 // The trip rule ("a rate limiter is not an outage") is in the package comment.
 const (
-	DefaultTTLMs           = 120_000 // how long a trip keeps the circuit armed
-	DefaultMaxTTLMs        = 600_000 // no stored or requested TTL is honoured beyond this
+	DefaultTTLMs           = 5_000   // the first open period; it doubles while the probe fails
+	DefaultMaxTTLMs        = 120_000 // the cap: no open period, stored or requested, is longer
 	DefaultTripWindowMs    = 3_000   // failures this close together form one run (TripMinFailures)
 	DefaultTripMinFailures = 1       // the seed's rule: one failure arms when nothing succeeded
 	DefaultTripBurstMs     = 250     // one burst: a page's mount, a wave of TanStack retries

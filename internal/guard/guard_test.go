@@ -23,8 +23,8 @@ const (
 )
 
 var (
-	scope    = circuit.Policy{Scope: []string{"http://app.test/api/"}}
-	shortTTL = circuit.Policy{Scope: scope.Scope, TTLMs: 4_000}
+	scope    = circuit.Policy{Scope: []string{"http://app.test/api/"}, TTLMs: 120_000, MaxTTLMs: 600_000} // round numbers; circuit.TestDefaults checks the defaults
+	shortTTL = circuit.Policy{Scope: scope.Scope, TTLMs: 4_000, MaxTTLMs: 600_000}
 )
 
 // step is one line of a script: the clock advances, then one action runs

@@ -12,9 +12,9 @@ func Example() {
 	now := int64(1_700_000_000_000)
 	b, _ := circuit.New(circuit.Policy{Scope: []string{"https://app.example/api/"}}, store.NewMemory())
 	g, _ := probe.New(probe.Policy{})
-	b.Observe(now, circuit.Span{SentMs: now - 30, AnsweredMs: now}, 502, circuit.NoRetryAfter) // the gateway is down: armed for 120 s
+	b.Observe(now, circuit.Span{SentMs: now - 30, AnsweredMs: now}, 502, circuit.NoRetryAfter) // the gateway is down: armed for 5 s
 
-	now += 120_000 // the TTL ends and three queries refetch at once
+	now += 5_000 // the first open period ends and three queries refetch at once
 	for range 3 {
 		d, id := g.Decide(now, b.Phase(now) == circuit.HalfOpen)
 		fmt.Println(d, id)
@@ -27,5 +27,5 @@ func Example() {
 	// probe 1
 	// wait 1
 	// wait 1
-	// re-armed for 240000 strikes 1
+	// re-armed for 10000 strikes 1
 }

@@ -67,7 +67,7 @@ type step struct {
 func run(t *testing.T, p probe.Policy, steps []step) {
 	t.Helper()
 	mem := store.NewMemory()
-	cp := circuit.Policy{Scope: []string{"http://app.test/api/"}}
+	cp := circuit.Policy{Scope: []string{"http://app.test/api/"}, TTLMs: 120_000, MaxTTLMs: 600_000} // round numbers; the defaults are circuit.TestDefaults'
 	b, err := circuit.New(cp, mem)
 	if err != nil {
 		t.Fatal(err)

@@ -32,8 +32,8 @@ export interface Setting {
   readonly capBy: string;
 }
 
-export const TTL_MS: Setting = { name: "ttlMs", def: "120000", kind: KIND_MILLIS, capBy: "maxTtlMs" };
-export const MAX_TTL_MS: Setting = { name: "maxTtlMs", def: "600000", kind: KIND_MILLIS, capBy: "" };
+export const TTL_MS: Setting = { name: "ttlMs", def: "5000", kind: KIND_MILLIS, capBy: "maxTtlMs" };
+export const MAX_TTL_MS: Setting = { name: "maxTtlMs", def: "120000", kind: KIND_MILLIS, capBy: "" };
 export const TRIP_STATUSES: Setting = { name: "tripStatuses", def: "502,503,504", kind: KIND_STATUSES, capBy: "" };
 export const TRIP_WINDOW_MS: Setting = { name: "tripWindowMs", def: "3000", kind: KIND_MILLIS, capBy: "" };
 export const TRIP_MIN_FAILURES: Setting = { name: "tripMinFailures", def: "1", kind: KIND_COUNT, capBy: "" };
@@ -54,9 +54,9 @@ export type SettingName = "ttlMs" | "maxTtlMs" | "tripStatuses" | "tripWindowMs"
 
 /** The options in force, one per setting: a switch is on unless "off" ("always" and "cross-origin" are on too), a list is its numbers. */
 export interface Options {
-  /** How long a trip arms the circuit. data-ttl-ms, default 120000. */
+  /** How long a trip arms the circuit. data-ttl-ms, default 5000. */
   ttlMs: number;
-  /** The cap on every TTL, stored deadlines included. data-max-ttl-ms, default 600000. */
+  /** The cap on every TTL, stored deadlines included. data-max-ttl-ms, default 120000. */
   maxTtlMs: number;
   /** The HTTP statuses that arm the circuit. data-trip-statuses, default 502,503,504. */
   tripStatuses: number[];

@@ -301,7 +301,7 @@ test("the Attributes and Options frames: Go's options reach gc.options, refused 
   console.warn = (m: string) => warned.push(m);
   try {
     const { gc } = await boot({ ttlMs: "900000", probe: "maybe\nttlMs=1", tripStatuses: "408, 502", negativeCache: "ALWAYS", stale: "True" });
-    assert.equal(gc.options.ttlMs, 600_000); // capped by data-max-ttl-ms, not 1
+    assert.equal(gc.options.ttlMs, 120_000); // capped by data-max-ttl-ms, not 1
     assert.equal(gc.options.probe, true);
     assert.deepEqual(gc.options.tripStatuses, [408, 502]);
     assert.equal(gc.options.negativeCache, true);
@@ -309,7 +309,7 @@ test("the Attributes and Options frames: Go's options reach gc.options, refused 
     assert.deepEqual(gc.options.scope, ["http://app.test/api/"]);
     assert.equal(warned.length, 2, warned.join("\n"));
     assert.match(warned[0]!, /data-probe: "maybe ttlMs=1" is not on or off; using on/);
-    assert.match(warned[1]!, /data-ttl-ms: 900000 exceeds data-max-ttl-ms 600000/);
+    assert.match(warned[1]!, /data-ttl-ms: 900000 exceeds data-max-ttl-ms 120000/);
   } finally {
     console.warn = warn;
   }
