@@ -132,6 +132,17 @@ export function queriesSettled(page, n, timeout = 20_000) {
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /**
+ * How many open periods of a circuit armed `ms` ago have ended, the first
+ * `ttlMs` long (the module's default, 5 s) and each next one twice as long
+ * (the module's rule while its probe fails): the probes it may have sent.
+ */
+export function openPeriodsEnded(ms, ttlMs = 5_000) {
+  let n = 0;
+  for (let end = ttlMs, len = ttlMs; end <= ms; len *= 2, end += len) n++;
+  return n;
+}
+
+/**
  * Resolves once every request the page has sent through gatewayCircuit.fetch
  * has reached the demo gateway, so that a count read next is complete (where
  * a test asserts that something did not reach it, this is what it waits for,

@@ -19,7 +19,7 @@ import { brotliCompressSync } from "node:zlib";
 import { after, before, describe, test } from "node:test";
 import { build } from "esbuild";
 import { engine, injectingProxy, launch } from "./driver/index.mjs";
-import { moduleFile, sleep } from "./harness.mjs";
+import { moduleFile, openPeriodsEnded, sleep } from "./harness.mjs";
 import { listenLoopback } from "./loopback.mjs";
 import { startNginx } from "./nginx.mjs";
 import { BUNDLE, matrixPage } from "./pages/matrix.mjs";
@@ -619,17 +619,6 @@ function backRow(id, after, action) {
     },
     check: (m) => assert.ok(m.recoveredMs !== null && m.recoveredMs <= 15_000, `recovered within 15 s of the gateway's return: ${m.note}`),
   };
-}
-
-/**
- * How many open periods of a circuit armed at the start have ended after
- * `ms`, the first `ttlMs` long and each next one twice as long (the module's
- * rule while its probe fails): the probes the module may send in that time.
- */
-function openPeriodsEnded(ms, ttlMs) {
-  let n = 0;
-  for (let end = ttlMs, len = ttlMs; end <= ms; len *= 2, end += len) n++;
-  return n;
 }
 
 /** The run with the median request count (of an odd number of runs). */

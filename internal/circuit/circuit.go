@@ -44,8 +44,9 @@
 //     it neither keeps the circuit closed nor withdraws a trip. An app in
 //     use whose gateway dies arms on the first failure, and F5 is blocked;
 //   - a request that failed partially stays a partial failure: its failure
-//     again (the app retrying it, by the Span's Key), within TTLMs, arms
-//     nothing. One upstream behind the gateway is down and the others
+//     again (the app retrying it, by the Span's Key), within MaxTTLMs,
+//     arms nothing (not TTLMs: the first open period is shorter than
+//     TanStack's third retry). One upstream behind the gateway is down and the others
 //     answer: its queries' retries come alone, with nothing in flight
 //     together, and would otherwise arm the circuit for every upstream;
 //   - while the circuit is open, failures change nothing (the stragglers of
@@ -510,7 +511,7 @@ func (b *Breaker) failed(nowMs int64, span Span, phase Phase, status int, retryA
 	if b.runFailures == 0 || !b.within(nowMs, b.runStartMs) {
 		b.runStartMs, b.runFailures = nowMs, 0
 	}
-	if at, ok := b.partial.Peek(key); ok && key != "" && nowMs-at < b.policy.TTLMs && at-nowMs < b.policy.TTLMs {
+	if at, ok := b.partial.Peek(key); ok && key != "" && nowMs-at < b.policy.MaxTTLMs && at-nowMs < b.policy.MaxTTLMs {
 		return false // the same partial failure again: the app retrying what one upstream refuses
 	}
 	b.runFailures++
