@@ -78,9 +78,9 @@ e2e-engines: build engines
 
 # All of e2e/, in three lanes side by side (about equal in length; four lanes
 # kept both cores busy for minutes and timing-sensitive tests failed): the
-# suites run once; the matrix and then Chromium's portable suites; Firefox,
-# then WebKit.
-E2E_ALL_LANES ?= once matrix+chromium firefox+webkit
+# suites run once, then Chromium's portable suites; the matrix in Chromium;
+# Firefox, then WebKit.
+E2E_ALL_LANES ?= once+chromium matrix firefox+webkit
 e2e: build build-faultwasm nextjs-build fresh-app-build engines nginx
 	@$(MAKE) --no-print-directory e2e-engines E2E_LANES="$(E2E_ALL_LANES)"
 
