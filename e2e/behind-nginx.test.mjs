@@ -148,7 +148,7 @@ describe("behind real nginx", () => {
   ]) {
     test(`${name} arms on the first load; 5 reloads send 0 requests`, () =>
       scenario(options, async (nginx, context) => {
-        const page = await open(context, nginx);
+        const page = await open(context, nginx, "ttl-ms=60000"); // a 60 s first open period: the reloads fall in it
         const first = await page.evaluate(() => run(10));
         assert.ok(first.every((s) => s === status || s === 503), `statuses ${first}`);
         assert.equal(await page.evaluate(() => gatewayCircuit.read()?.httpStatus), status);
@@ -167,7 +167,7 @@ describe("behind real nginx", () => {
 
   test("with a deadline the app set (data-timeout-ms), past it a call rejects with a TimeoutError and counts as a 504; 5 reloads send 0 requests", () =>
     scenario({ scenario: "hang", readTimeoutS: 60 }, async (nginx, context) => {
-      const page = await open(context, nginx, "timeout-ms=1500");
+      const page = await open(context, nginx, "timeout-ms=1500&ttl-ms=60000");
       const first = await page.evaluate(() =>
         Promise.all(Array.from({ length: 5 }, (_, i) => gatewayCircuit.fetch("/api/items/" + i).then((r) => r.status, (e) => e.name))),
       );

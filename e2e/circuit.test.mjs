@@ -57,7 +57,7 @@ describe(`the gateway circuit in ${engine}`, () => {
   });
 
   test("an app in use whose gateway dies: the first failure after its queries succeeded arms, and 5 reloads send 0 requests", async () => {
-    const { page, context } = await open("queries=10");
+    const { page, context } = await open("queries=10&ttl=60000"); // a 60 s first open period: the reloads fall in it
     await settled(page, 10);
     await ready(page);
     // The app is in use: its queries succeed (through the wasm now).

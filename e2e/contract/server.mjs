@@ -10,7 +10,7 @@
 // Fixture paths: /<in|out>/[p/<slot>/]~<case>~<side>~/<answer>?<params>
 //   answer  echo     JSON describing the request (status `code`, `text`, `ra`)
 //           fixed    the bytes "hello\n" (for integrity)
-//           big      2.5 MB of fixed bytes (`trickle=1`: streamed over ~1.5 s)
+//           big      2.5 MB of fixed bytes (`trickle=1`: streamed over ~3 s)
 //           redir    `n` redirects to itself with `code`, then one to `to`
 //                    ({T} is the token, {O1}/{O2} the origins)
 //           seq      the i-th request to this URL gets the i-th of `codes`
@@ -184,7 +184,7 @@ export async function startContractServer({ dist = join(root, "dist") } = {}) {
           const chunk = big.subarray(i, i + step);
           if (i + step >= BIG_SIZE) return res.end(chunk); // no pause after the last bytes
           if (!res.write(chunk)) await drained(res);
-          await sleep(30);
+          await sleep(60);
         }
         return;
       }

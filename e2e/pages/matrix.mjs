@@ -89,6 +89,7 @@ ${tag}
 <script>
   const TTL = ${ttl ?? 120_000};
   ${setups[variant]}
+  client.mount(); // as React's QueryClientProvider does: TanStack refetches on focus and on reconnect from here
   const observers = [];
   const mount = (prefix, n) => {
     for (let i = 0; i < n; i++) {
