@@ -319,6 +319,11 @@ const ROWS = [
       await s.load();
       await s.reloads(5, { everyMs: 2500 });
       s.out.failed = (await s.settled()).error;
+      // One more F5, timed: how soon every card shows the outage (measured, not asserted: timing).
+      const f5 = Date.now();
+      await s.reload();
+      while ((await s.page.evaluate(() => counts())).error < 10 && Date.now() - f5 < 20_000) await sleep(50);
+      s.out.note = `one more F5: every card's outage answer ${((Date.now() - f5) / 1000).toFixed(1)} s after it`;
     },
   },
   {

@@ -38,6 +38,7 @@ async function facade(
   started?: Promise<void>,
   storage: MemoryStorage | null = null,
   now?: () => number,
+  reload = false,
 ) {
   const engine = new FakeEngine(script);
   const { fetchFn, sent } = recordingFetch();
@@ -48,6 +49,7 @@ async function facade(
     storage,
     baseUrl: () => base,
     now,
+    reload,
     start: async () => {
       await started;
       return { engine, options: "", createGoPath, readGoOptions };
@@ -361,20 +363,21 @@ test("half-open after a reload: requests wait for Go, which sends one probe", as
   await Promise.all(ps);
 });
 
-test("an open circuit stored with its scouting (SCOUT_KEY): requests wait for Go, which picks the scout; without it they are answered open at once", async () => {
-  for (const scouting of [true, false]) {
+test("an open circuit stored with its scouting (SCOUT_KEY): requests wait for Go, which picks the scout; without it, or after F5, they are answered open at once", async () => {
+  for (const [scouting, reload] of [[true, false], [false, false], [true, true]] as const) {
     const storage = new MemoryStorage();
     const t = Date.now();
     storage.setItem("gateway_circuit_v1", `{"until":${t + 60_000},"httpStatus":502,"halfOpenUntil":${t + 660_000}}`);
     if (scouting) storage.setItem(SCOUT_KEY, `${t + 60_000} 0 !k0`);
     let start!: () => void;
-    const { gc, engine, sent } = await facade({ begin: () => ({ kind: Kind.Send, probe: 1 }) }, {}, new Promise<void>((r) => (start = r)), storage);
+    const { gc, engine, sent } = await facade({ begin: () => ({ kind: Kind.Send, probe: 1 }) }, {}, new Promise<void>((r) => (start = r)), storage, undefined, reload);
     let settled = false;
     const p = gc.fetch("/api/healthy").then((r) => ((settled = true), r));
     await new Promise((r) => setTimeout(r, 10));
-    assert.equal(settled, !scouting, scouting ? "it waits for Go" : "answered at once");
+    const waits = scouting && !reload; // Go sends no scout on a reload (F5)
+    assert.equal(settled, !waits, waits ? "it waits for Go" : "answered at once");
     start();
-    if (scouting) {
+    if (waits) {
       await until(() => sent.length === 1);
       assert.ok(engine.calls.some((c) => c.startsWith("begin")), engine.calls.join(", "));
       sent[0]!.answer(new Response("ok"));

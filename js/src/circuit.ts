@@ -208,8 +208,9 @@ export function createCircuit(o: ResolvedOptions, env: Environment, data: DataAt
       case "pass":
         return core.passThrough(input, init);
       case "open":
-        // The stored open period may still send its scout (Go decides which key): wait for Go.
-        if (mayHold && status === "loading" && readRaw(storage, SCOUT_KEY) !== null) return holdUntilReady(req, input, init, "scout");
+        // The stored open period may still send its scout (Go decides which key): wait for Go. Not after F5:
+        // Go sends no scout on a reload, so the answer is this one, and waiting for Go only delays it.
+        if (mayHold && status === "loading" && !env.reload && readRaw(storage, SCOUT_KEY) !== null) return holdUntilReady(req, input, init, "scout");
         core.counts.shortCircuited++;
         return core.local(Promise.resolve(synthetic("open", d.state.until, d.state.httpStatus, now())));
       case "cooldown":
