@@ -108,7 +108,7 @@ func TestBreakerPersistsThroughSessionStorage(t *testing.T) {
 	now := int64(1_700_000_000_000)
 	b.Observe(now, circuit.Span{SentMs: now - 1, AnsweredMs: now}, 503, circuit.NoRetryAfter)
 	raw := g.Get("sessionStorage").Call("getItem", circuit.StorageKey)
-	if raw.String() != `{"until":1700000120000,"httpStatus":503,"halfOpenUntil":1700000720000}` {
+	if raw.String() != `{"until":1700000005000,"httpStatus":503,"halfOpenUntil":1700000125000}` { // the defaults: 5 s, then half-open for 120 s
 		t.Fatalf("stored %q", raw.String())
 	}
 	reloaded, _ := circuit.New(p, jsbridge.NewSessionStorage())
