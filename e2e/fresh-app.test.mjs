@@ -118,6 +118,13 @@ for (const [variant, command] of [["plain", "start"], ["plain", "dev"], ["csp", 
       await page.waitForFunction(() => window.gatewayCircuit.status !== "loading", null, { timeout: 15_000 });
       assert.equal(await page.evaluate(() => window.gatewayCircuit.status), "ready");
       assert.equal((await nginx.count("/api/")) - before, QUERIES, "requests that reached the gateway for one page load");
+      // create-next-app's Tailwind styles are generated with the recipe's next.config.ts in (its `turbopack` block):
+      // the page's <main> is `flex … max-w-3xl`, a block of the full width without them.
+      const main = await page.evaluate(() => {
+        const s = getComputedStyle(document.querySelector("main"));
+        return { display: s.display, maxWidth: s.maxWidth };
+      });
+      assert.deepEqual(main, { display: "flex", maxWidth: "768px" }, "Tailwind's utilities apply");
       assert.deepEqual(problems, []);
       await context.close();
     });
@@ -138,8 +145,10 @@ for (const [variant, command] of [["plain", "start"], ["plain", "dev"], ["csp", 
       const before = await nginx.count("/api/");
       for (let i = 1; i <= 5; i++) {
         await page.reload();
-        // While the period is open the overlay is there as soon as the page loaded; after it, once the probe failed.
+        // While the period is open the overlay is there as soon as the page loaded; after it, once the probe failed
+        // and the circuit armed again (the subscription says so; the cards may have settled a moment before).
         await settled(page);
+        await page.waitForSelector('[data-testid="overlay"]', { state: "visible", timeout: 5_000 }).catch(() => {});
         assert.equal(await overlayVisible(page), true, `overlay visible after reload ${i}`);
         assert.deepEqual(await rowStates(page), Array(QUERIES).fill("error"), `reload ${i}`);
       }
