@@ -14,7 +14,7 @@ import (
 // The pages a newcomer reads first (the front pages, the package's README and
 // the reference they link to), and the limits their sentences keep: a
 // sentence a user can read aloud in one breath.
-var plainPages = []string{"../README.md", "../CONTRIBUTING.md", "../js/README.md", "api.md", "gateway.md", "ledger.md", "browsers.md", "nextjs.md", "architecture.md", "contract.md", "reliability.md", "matrix.md"}
+var plainPages = []string{"../README.md", "../CONTRIBUTING.md", "../js/README.md", "api.md", "gateway.md", "ledger.md", "browsers.md", "nextjs.md", "architecture.md", "contract.md", "reliability.md", "matrix.md", "policies.md"}
 
 const (
 	maxMedianWords   = 20
