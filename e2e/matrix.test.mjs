@@ -480,6 +480,10 @@ function splitRows() {
         nginx: { scenario: "proxy", deadPrefix: "/api/b/" },
         query: { cards: "/api/a/:5,/api/b/:5", scope },
         baseline: "defaults",
+        // The median of 3: whether a load's first dead answer comes before or after a healthy one is timing; once in
+        // nine runs the module sent one request more (151 / 150), the query connectQueryClient asks again when a
+        // trip is withdrawn.
+        runs: 3,
         run: async (s) => {
           await s.load();
           await s.settled();
