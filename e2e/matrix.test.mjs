@@ -552,8 +552,9 @@ async function runRow(row, variant) {
   const context = await (variant === "module" ? second : browser).newContext();
   const page = await context.newPage();
   if (row.throttle) await page.throttle(row.throttle);
-  // The module's default settings, but for the rows against the hand-written breaker: both 120 s, like with like.
-  const query = { variant, n: String(row.n ?? 10), ttl: String(row.ttl ?? (row.baseline === "breaker" ? 120_000 : "")), ...row.query };
+  // The module's default settings (undefined), but for the rows against the hand-written breaker: both 120 s, like with like.
+  const ttl = row.ttl ?? (row.baseline === "breaker" ? 120_000 : undefined);
+  const query = { variant, n: String(row.n ?? 10), ttl: String(ttl ?? ""), ...row.query };
   const api = () => nginx.count("/api/");
   const s = {
     page,
@@ -581,7 +582,7 @@ async function runRow(row, variant) {
       }
       if (!everyMs) await s.settled();
       s.out.reloads = (await api()) - before;
-      s.out.periods = openPeriodsEnded(Date.now() - s.loadedAt, row.ttl ?? (row.baseline === "breaker" ? 120_000 : 5_000));
+      s.out.periods = openPeriodsEnded(Date.now() - s.loadedAt, ttl);
     },
     /**
      * The gateway comes back (nginx proxies again): then waits, up to
